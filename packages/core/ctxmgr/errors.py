@@ -1,0 +1,105 @@
+"""Exceptions raised by ctxmgr.
+
+Who has to act decides how an error is reported: a developer's misuse raises
+at construction; a model's misuse of a tool comes back as a tool-result
+string, never as an exception. Each error also extends the builtin it refines,
+so generic handlers (``except ValueError``) keep working::
+
+    CtxmgrError(Exception)
+    ├── ConfigError(ValueError)            bad constructor argument or setting
+    ├── InvalidMessageError(ValueError)    a message a converter cannot read
+    ├── PairingError(ValueError)           tool calls and results do not pair
+    ├── InvalidMemoKeyError(ValueError)    a memo key that is unsafe as a file name
+    ├── OffloadNotFoundError(KeyError)     no offloaded messages under that id
+    ├── StoreError(OSError)                the store could not read or write
+    └── ContextOverflowError               still over the window after compressing
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctxmgr.pairing import PairingViolation
+
+__all__ = [
+    "ConfigError",
+    "ContextOverflowError",
+    "CtxmgrError",
+    "InvalidMemoKeyError",
+    "InvalidMessageError",
+    "OffloadNotFoundError",
+    "PairingError",
+    "StoreError",
+]
+
+
+class CtxmgrError(Exception):
+    """Base class of every error ctxmgr raises."""
+
+
+class ConfigError(CtxmgrError, ValueError):
+    """A constructor argument or setting is out of range or of the wrong type."""
+
+
+class InvalidMessageError(CtxmgrError, ValueError):
+    """A message cannot be read; ``index`` is its position in the input list."""
+
+    def __init__(self, message: str, *, index: int | None = None) -> None:
+        self.index = index
+        prefix = f"message {index}: " if index is not None else ""
+        super().__init__(prefix + message)
+
+
+class PairingError(CtxmgrError, ValueError):
+    """Tool calls and tool results break the provider's pairing rule."""
+
+    def __init__(self, violations: Sequence[PairingViolation], *, rules: str) -> None:
+        self.violations = tuple(violations)
+        self.rules = rules
+        shown = "; ".join(str(v) for v in self.violations[:3])
+        more = len(self.violations) - 3
+        tail = f" (and {more} more)" if more > 0 else ""
+        rule = (
+            "every tool call must be answered by exactly one tool result before the next "
+            "non-tool message, and every tool result must answer a call of the nearest "
+            "preceding assistant turn"
+        )
+        super().__init__(
+            f"{len(self.violations)} tool-pairing violation(s) under {rules} rules: "
+            f"{shown}{tail}. Rule: {rule}."
+        )
+
+
+class InvalidMemoKeyError(CtxmgrError, ValueError):
+    """A memo key would not be a safe file name inside its session folder."""
+
+
+class OffloadNotFoundError(CtxmgrError, KeyError):
+    """No offloaded messages are stored under the given id."""
+
+    def __init__(self, offload_id: str) -> None:
+        self.offload_id = offload_id
+        super().__init__(offload_id)
+
+    def __str__(self) -> str:
+        return f"no offloaded messages found for id {self.offload_id!r}"
+
+
+class StoreError(CtxmgrError, OSError):
+    """The store could not read or write."""
+
+
+class ContextOverflowError(CtxmgrError):
+    """Even after every applicable strategy the prompt exceeds the window."""
+
+    def __init__(self, *, tokens: int, limit: int) -> None:
+        self.tokens = tokens
+        self.limit = limit
+        self.excess = tokens - limit
+        super().__init__(
+            f"prompt is {tokens} tokens after compression, {self.excess} over the "
+            f"{limit}-token window; raise max_tokens, pin fewer messages or enable "
+            "more strategies"
+        )

@@ -1,0 +1,207 @@
+"""The neutral message model every ctxmgr mechanism works on.
+
+Messages and blocks are frozen, slotted dataclasses: history is rebuilt with
+``dataclasses.replace``, never mutated, so a per-message token count can be
+cached safely on the message itself. Fields of a source format that the model
+has no place for are kept in ``extra`` so that converting back is lossless.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "ContentBlock",
+    "Message",
+    "OpaqueBlock",
+    "Role",
+    "TextBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "freeze",
+    "new_message_id",
+    "text_message",
+    "thaw",
+]
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def _empty() -> Mapping[str, Any]:
+    return _EMPTY
+
+
+def freeze(value: Any) -> Any:
+    """Return a read-only deep copy of JSON-like data (dicts → mappings, lists → tuples)."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze`: plain dicts and lists, ready for ``json.dumps``."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [thaw(v) for v in value]
+    return value
+
+
+def _frozen(obj: object, name: str) -> None:
+    value = getattr(obj, name)
+    if not isinstance(value, MappingProxyType):
+        object.__setattr__(obj, name, freeze(value))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextBlock:
+    """Plain text."""
+
+    text: str
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+    """Source-format fields kept for a lossless round trip (e.g. ``cache_control``)."""
+    type: Literal["text"] = "text"
+
+    def __post_init__(self) -> None:
+        _frozen(self, "extra")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolUseBlock:
+    """A tool call made by the assistant."""
+
+    id: str
+    name: str
+    input: Mapping[str, Any]
+    raw_input: str | None = field(default=None, compare=False, repr=False)
+    """The provider's exact argument text; reused on output while it still parses to ``input``."""
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+    type: Literal["tool_use"] = "tool_use"
+
+    def __post_init__(self) -> None:
+        _frozen(self, "input")
+        _frozen(self, "extra")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OpaqueBlock:
+    """Anything else (images, thinking, audio…), carried through untouched."""
+
+    data: Mapping[str, Any]
+    """The block exactly as the source format had it."""
+    type: Literal["opaque"] = "opaque"
+
+    def __post_init__(self) -> None:
+        _frozen(self, "data")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResultBlock:
+    """The answer to one tool call; ``content`` is a string or a tuple of blocks."""
+
+    tool_use_id: str
+    content: str | tuple[TextBlock | OpaqueBlock, ...]
+    is_error: bool = False
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+    type: Literal["tool_result"] = "tool_result"
+
+    def __post_init__(self) -> None:
+        _frozen(self, "extra")
+        if isinstance(self.content, list):
+            object.__setattr__(self, "content", tuple(self.content))
+
+    @property
+    def text(self) -> str:
+        """The result's text (text parts joined), as a model would read it."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+
+ContentBlock: TypeAlias = TextBlock | ToolUseBlock | ToolResultBlock | OpaqueBlock
+
+
+def new_message_id() -> str:
+    """A fresh random message id."""
+    return f"msg_{uuid.uuid4().hex}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One chat message in neutral form.
+
+    ``content`` is a tuple of blocks; ``id`` is stable across conversions
+    (converters derive it from the source when the source has none);
+    ``metadata`` is yours; ``extra`` holds source-format fields, keyed by
+    format name (``"openai"``, ``"anthropic"``), for lossless round trips.
+    """
+
+    role: Role
+    content: tuple[ContentBlock, ...]
+    id: str = field(default_factory=new_message_id)
+    metadata: Mapping[str, Any] = field(default_factory=_empty)
+    extra: Mapping[str, Any] = field(default_factory=_empty)
+    _token_cache: dict[str, int] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"role must be one of {sorted(ROLES)}, got {self.role!r}")
+        if not isinstance(self.content, tuple):
+            object.__setattr__(self, "content", tuple(self.content))
+        _frozen(self, "metadata")
+        _frozen(self, "extra")
+
+    @property
+    def text(self) -> str:
+        """Text blocks joined with newlines (tool results not included)."""
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    @property
+    def tool_uses(self) -> tuple[ToolUseBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolUseBlock))
+
+    @property
+    def tool_results(self) -> tuple[ToolResultBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ToolResultBlock))
+
+    @property
+    def has_tool_blocks(self) -> bool:
+        """True for a tool call or a tool result message (a "tool message")."""
+        return any(isinstance(b, ToolUseBlock | ToolResultBlock) for b in self.content)
+
+
+def text_message(
+    role: Role,
+    text: str,
+    *,
+    id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    tool_uses: Sequence[ToolUseBlock] = (),
+) -> Message:
+    """Build a message of one text block (plus optional tool calls)."""
+    blocks: list[ContentBlock] = [TextBlock(text=text)] if text or not tool_uses else []
+    blocks.extend(tool_uses)
+    return Message(
+        role=role,
+        content=tuple(blocks),
+        id=id or new_message_id(),
+        metadata=metadata or _EMPTY,
+    )
+
+
+def iter_blocks(messages: Iterable[Message]) -> Iterable[tuple[int, ContentBlock]]:
+    """Yield ``(message index, block)`` for every block of every message."""
+    for i, m in enumerate(messages):
+        for b in m.content:
+            yield i, b

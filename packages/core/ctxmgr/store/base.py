@@ -1,0 +1,72 @@
+"""The storage contract shared by offloads, memos and adapters' stores.
+
+A store holds small byte blobs under ``(namespace, key)``. A namespace is
+``(project, session, kind)``: ``kind`` separates what is stored ("offload",
+"notes", …) so one store serves every mechanism of one agent session. Only
+four operations are required, so a backend (files, SQLite, a LangGraph
+``BaseStore``) is a few dozen lines.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from ctxmgr.errors import ConfigError
+
+__all__ = ["Namespace", "Store"]
+
+_LABEL = re.compile(r"^[A-Za-z0-9._-]{1,200}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Namespace:
+    """Where a blob lives: ``project`` / ``session`` / ``kind``.
+
+    Each label must be 1–200 characters of ``[A-Za-z0-9._-]`` and not ``.`` or
+    ``..``, so that it is safe as a folder name on any backend.
+    """
+
+    project: str
+    session: str
+    kind: str
+
+    def __post_init__(self) -> None:
+        for name in ("project", "session", "kind"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not _LABEL.match(value) or value in (".", ".."):
+                raise ConfigError(
+                    f"namespace {name} must be 1-200 characters of letters, digits, '.', '_' "
+                    f"or '-' (and not '.' or '..'), got {value!r}"
+                )
+
+
+class Store(ABC):
+    """Byte blobs by namespace and key. Keys obey the same rule as namespace labels."""
+
+    @abstractmethod
+    def get(self, namespace: Namespace, key: str) -> bytes | None:
+        """The blob, or ``None`` when there is none."""
+
+    @abstractmethod
+    def put(self, namespace: Namespace, key: str, data: bytes) -> None:
+        """Store ``data`` atomically: a reader sees the old blob or the new one, never a mix."""
+
+    @abstractmethod
+    def delete(self, namespace: Namespace, key: str) -> bool:
+        """Remove the blob; ``True`` when there was one."""
+
+    @abstractmethod
+    def keys(self, namespace: Namespace) -> list[str]:
+        """Every key in the namespace, sorted."""
+
+    @staticmethod
+    def check_key(key: str) -> str:
+        """Validate a key (same rule as namespace labels) and return it."""
+        if not isinstance(key, str) or not _LABEL.match(key) or key in (".", ".."):
+            raise ConfigError(
+                "store keys must be 1-200 characters of letters, digits, '.', '_' or '-' "
+                f"(and not '.' or '..'), got {key!r}"
+            )
+        return key

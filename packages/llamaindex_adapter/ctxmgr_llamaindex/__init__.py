@@ -1,0 +1,1 @@
+"""ctxmgr for LlamaIndex."""
