@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, assert_never
 
 __all__ = [
     "ContentBlock",
@@ -22,7 +22,11 @@ __all__ = [
     "TextBlock",
     "ToolResultBlock",
     "ToolUseBlock",
+    "block_from_dict",
+    "block_to_dict",
     "freeze",
+    "message_from_dict",
+    "message_to_dict",
     "new_message_id",
     "text_message",
     "thaw",
@@ -205,3 +209,64 @@ def iter_blocks(messages: Iterable[Message]) -> Iterable[tuple[int, ContentBlock
     for i, m in enumerate(messages):
         for b in m.content:
             yield i, b
+
+
+def block_to_dict(block: ContentBlock) -> dict[str, Any]:
+    """Plain-JSON form of a block (the inverse of :func:`block_from_dict`)."""
+    match block:
+        case TextBlock():
+            d: dict[str, Any] = {"type": "text", "text": block.text}
+        case ToolUseBlock():
+            d = {"type": "tool_use", "id": block.id, "name": block.name,
+                 "input": thaw(block.input)}
+            if block.raw_input is not None:
+                d["raw_input"] = block.raw_input
+        case ToolResultBlock():
+            d = {"type": "tool_result", "tool_use_id": block.tool_use_id,
+                 "content": block.content if isinstance(block.content, str)
+                 else [block_to_dict(b) for b in block.content],
+                 "is_error": block.is_error}
+        case OpaqueBlock():
+            return {"type": "opaque", "data": thaw(block.data)}
+        case _:
+            assert_never(block)
+    if block.extra:
+        d["extra"] = thaw(block.extra)
+    return d
+
+
+def block_from_dict(d: Mapping[str, Any]) -> ContentBlock:
+    """Rebuild a block written by :func:`block_to_dict`."""
+    extra = d.get("extra", {})
+    match d.get("type"):
+        case "text":
+            return TextBlock(text=d["text"], extra=extra)
+        case "tool_use":
+            return ToolUseBlock(id=d["id"], name=d["name"], input=d["input"],
+                                raw_input=d.get("raw_input"), extra=extra)
+        case "tool_result":
+            content = d["content"]
+            parts = content if isinstance(content, str) else tuple(
+                block_from_dict(b) for b in content)
+            return ToolResultBlock(tool_use_id=d["tool_use_id"], content=parts,  # type: ignore[arg-type]
+                                   is_error=bool(d.get("is_error", False)), extra=extra)
+        case "opaque":
+            return OpaqueBlock(data=d["data"])
+    raise ValueError(f"unknown block type {d.get('type')!r}")
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """Plain-JSON form of a message, lossless (ids, metadata and extras kept)."""
+    d: dict[str, Any] = {"id": message.id, "role": message.role,
+                         "content": [block_to_dict(b) for b in message.content]}
+    if message.metadata:
+        d["metadata"] = thaw(message.metadata)
+    if message.extra:
+        d["extra"] = thaw(message.extra)
+    return d
+
+
+def message_from_dict(d: Mapping[str, Any]) -> Message:
+    """Rebuild a message written by :func:`message_to_dict`."""
+    return Message(role=d["role"], content=tuple(block_from_dict(b) for b in d["content"]),
+                   id=d["id"], metadata=d.get("metadata", {}), extra=d.get("extra", {}))

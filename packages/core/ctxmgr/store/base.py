@@ -9,15 +9,22 @@ four operations are required, so a backend (files, SQLite, a LangGraph
 
 from __future__ import annotations
 
+import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 from ctxmgr.errors import ConfigError
 
 __all__ = ["Namespace", "Store"]
 
-_LABEL = re.compile(r"^[A-Za-z0-9._-]{1,200}$")
+_LABEL = re.compile(r"[A-Za-z0-9._-]{1,200}")
+
+
+def _is_label(value: object) -> bool:
+    # fullmatch, not match + "$": "$" also matches before a trailing newline.
+    return isinstance(value, str) and value not in (".", "..") and bool(_LABEL.fullmatch(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +42,7 @@ class Namespace:
     def __post_init__(self) -> None:
         for name in ("project", "session", "kind"):
             value = getattr(self, name)
-            if not isinstance(value, str) or not _LABEL.match(value) or value in (".", ".."):
+            if not _is_label(value):
                 raise ConfigError(
                     f"namespace {name} must be 1-200 characters of letters, digits, '.', '_' "
                     f"or '-' (and not '.' or '..'), got {value!r}"
@@ -62,11 +69,29 @@ class Store(ABC):
         """Every key in the namespace, sorted."""
 
     @staticmethod
+    def is_valid_key(key: object) -> bool:
+        """Whether ``key`` obeys the key rule (backends use it to skip foreign entries)."""
+        return _is_label(key)
+
+    @staticmethod
     def check_key(key: str) -> str:
         """Validate a key (same rule as namespace labels) and return it."""
-        if not isinstance(key, str) or not _LABEL.match(key) or key in (".", ".."):
+        if not _is_label(key):
             raise ConfigError(
                 "store keys must be 1-200 characters of letters, digits, '.', '_' or '-' "
                 f"(and not '.' or '..'), got {key!r}"
             )
         return key
+
+    def get_json(self, namespace: Namespace, key: str) -> Any:
+        """The blob decoded as UTF-8 JSON, or ``None`` when there is none.
+
+        Raises:
+            json.JSONDecodeError: the blob is not valid JSON (a ``ValueError``).
+        """
+        data = self.get(namespace, key)
+        return None if data is None else json.loads(data)
+
+    def put_json(self, namespace: Namespace, key: str, value: Any) -> None:
+        """Store ``value`` as indented UTF-8 JSON (readable on disk, e.g. ``index.json``)."""
+        self.put(namespace, key, json.dumps(value, ensure_ascii=False, indent=2).encode())

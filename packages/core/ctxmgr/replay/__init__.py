@@ -1,0 +1,1 @@
+"""Replaying recorded trajectories to measure context policies."""

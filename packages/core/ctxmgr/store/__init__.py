@@ -1,0 +1,9 @@
+"""Storage for offloads and memos: one small interface, namespaced by project and session."""
+
+from __future__ import annotations
+
+from ctxmgr.store.base import Namespace, Store
+from ctxmgr.store.files import FileStore, project_dir_name
+from ctxmgr.store.memory import InMemoryStore
+
+__all__ = ["FileStore", "InMemoryStore", "Namespace", "Store", "project_dir_name"]

@@ -1,0 +1,150 @@
+"""The default store: one file per blob under ``CTXMGR_HOME``, no server needed.
+
+Layout: ``<root>/projects/<project>/<kind>/<session>/<key>``, so memos (kind
+``"notes"``) land at SPEC §4.2's ``<home>/projects/<project-dir>/notes/<session>/``.
+Every path part is a validated label (see ``ctxmgr.store.base``), so no namespace
+or key can reach outside the root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from ctxmgr.errors import StoreError
+from ctxmgr.store.base import Namespace, Store
+
+__all__ = ["FileStore", "project_dir_name"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_LABEL = 200
+_HASH_CHARS = 12
+
+
+def project_dir_name(path: str | Path | None = None) -> str:
+    """The folder name that stands for a working directory, as Claude Code derives it.
+
+    Args:
+        path: the working directory; defaults to ``Path.cwd()``. Relative paths
+            are made absolute first.
+
+    Returns:
+        The absolute path with every character outside ``[A-Za-z0-9._-]`` replaced
+        by ``-`` (``/work/main`` -> ``-work-main``). Names over 200 characters keep
+        a prefix plus a hash of the full path, so they stay unique and valid as a
+        ``Namespace`` label.
+    """
+    absolute = os.path.abspath(os.fspath(Path.cwd() if path is None else path))
+    name = _UNSAFE.sub("-", absolute)
+    if len(name) <= _MAX_LABEL:
+        return name
+    digest = hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{name[: _MAX_LABEL - _HASH_CHARS - 1]}-{digest[:_HASH_CHARS]}"
+
+
+class FileStore(Store):
+    """Blobs as files, written atomically (temp file, fsync, rename).
+
+    Safe across threads and processes: a reader sees the old blob or the new
+    one. Files are created with mode 0600 (``tempfile.mkstemp``), as memos and
+    offloads may hold private data. On case-insensitive file systems keys that
+    differ only in case share a file.
+
+    Args:
+        root: the folder to store under; defaults to ``$CTXMGR_HOME`` or
+            ``~/.ctxmgr``, read once here and made absolute, so a later
+            ``chdir`` or environment change does not move the store.
+    """
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        if root is None:
+            root = os.environ.get("CTXMGR_HOME") or Path.home() / ".ctxmgr"
+        self._root = Path(root).expanduser().absolute()
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    def __repr__(self) -> str:
+        return f"FileStore(root={str(self._root)!r})"
+
+    def folder(self, namespace: Namespace) -> Path:
+        """The folder holding the namespace's blobs (it may not exist yet)."""
+        return self._root / "projects" / namespace.project / namespace.kind / namespace.session
+
+    def path(self, namespace: Namespace, key: str) -> Path:
+        """The file that holds (or would hold) the blob."""
+        return self.folder(namespace) / self.check_key(key)
+
+    def get(self, namespace: Namespace, key: str) -> bytes | None:
+        path = self.path(namespace, key)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _store_error("read", path, exc) from exc
+
+    def put(self, namespace: Namespace, key: str, data: bytes) -> None:
+        path = self.path(namespace, key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # "~" is not allowed in keys, so keys() never lists a temp file,
+            # even one left behind by a crash between write and rename.
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".~{key}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as file:
+                    file.write(data)
+                    file.flush()
+                    os.fsync(file.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError as exc:
+            raise _store_error("write", path, exc) from exc
+        _fsync_folder(path.parent)
+
+    def delete(self, namespace: Namespace, key: str) -> bool:
+        path = self.path(namespace, key)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise _store_error("delete", path, exc) from exc
+        return True
+
+    def keys(self, namespace: Namespace) -> list[str]:
+        folder = self.folder(namespace)
+        try:
+            with os.scandir(folder) as entries:
+                return sorted(e.name for e in entries if self.is_valid_key(e.name) and e.is_file())
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise _store_error("list", folder, exc) from exc
+
+
+def _store_error(action: str, path: Path, exc: OSError) -> StoreError:
+    # (errno, strerror) keeps .errno for handlers and prints "[Errno N] cannot ...";
+    # no filename argument, as OSError would then print the path a second time.
+    message = f"cannot {action} {path}: {exc.strerror or exc}"
+    return StoreError(message) if exc.errno is None else StoreError(exc.errno, message)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename survive a power cut (POSIX); best effort, as some file systems refuse."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

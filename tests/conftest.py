@@ -1,0 +1,63 @@
+"""Shared fixtures: recorded trajectories, offline tiktoken, temp homes."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+
+FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
+SHARED = Path(os.environ.get("CTXMGR_TRAJECTORIES",
+                             Path(__file__).resolve().parents[2] / "shared" / "trajectories"))
+
+
+def _bundled_bpe_cache() -> str | None:
+    spec = importlib.util.find_spec("llama_index.core")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    cache = Path(next(iter(spec.submodule_search_locations))) / "_static" / "tiktoken_cache"
+    return str(cache) if cache.is_dir() else None
+
+
+@pytest.fixture(autouse=True)
+def _offline_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point tiktoken at the BPE files llama-index-core ships: tests never download."""
+    cache = _bundled_bpe_cache()
+    if cache:
+        monkeypatch.setenv("TIKTOKEN_CACHE_DIR", cache)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own CTXMGR_HOME and working directory (no .env leaks in)."""
+    home = tmp_path / "ctxmgr_home"
+    monkeypatch.setenv("CTXMGR_HOME", str(home))
+    monkeypatch.delenv("CTXMGR_MESSAGE_ARCHIVING", raising=False)
+    monkeypatch.delenv("CTXMGR_MEMO", raising=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    return home
+
+
+@pytest.fixture(scope="session")
+def fixture_trajectories() -> list[Trajectory]:
+    """The runs bundled in tests/fixtures (4 SWE runs, 12 tau-bench conversations)."""
+    return load_trajectories([FIXTURES])
+
+
+@pytest.fixture(scope="session")
+def swe_trajectories(fixture_trajectories: list[Trajectory]) -> list[Trajectory]:
+    return [t for t in fixture_trajectories if not t.id.startswith("tau")]
+
+
+@pytest.fixture(scope="session")
+def shared_trajectories() -> list[Trajectory]:
+    """All 124 shared runs; skipped on a clone without ../shared (set CTXMGR_TRAJECTORIES)."""
+    if not SHARED.is_dir():
+        pytest.skip(f"shared trajectories not found at {SHARED}")
+    return load_trajectories([SHARED])

@@ -1,0 +1,402 @@
+"""One conformance suite over every Store, then FileStore's on-disk promises."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxmgr.errors import ConfigError, StoreError
+from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, project_dir_name
+
+NS = Namespace(project="-work-main", session="s1", kind="offload")
+
+StoreFactory = Callable[[Path], Store]
+
+
+def _memory(tmp_path: Path) -> Store:
+    return InMemoryStore()
+
+
+def _files(tmp_path: Path) -> Store:
+    return FileStore(tmp_path / "store-root")
+
+
+# Every backend runs the whole suite. To add one (e.g. a LangGraph BaseStore
+# adapter), append pytest.param(factory, id="name"); a factory whose framework
+# is optional calls pytest.importorskip first.
+STORES: list[object] = [
+    pytest.param(_memory, id="memory"),
+    pytest.param(_files, id="files"),
+]
+
+INVALID_NAMES = ["../x", "a/b", "a\\b", "", "x" * 201, "..", ".", "abc\n", "a b", "é", "a~"]
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    factory: StoreFactory = request.param
+    return factory(tmp_path)
+
+
+# --- conformance: every Store -------------------------------------------------
+
+
+def test_put_then_get_returns_the_same_bytes(store: Store) -> None:
+    data = bytes(range(256)) * 3 + "ünïcødé \r\n\x00".encode()
+    store.put(NS, "blob", data)
+    assert store.get(NS, "blob") == data
+
+
+def test_empty_blob_round_trips_as_empty_bytes_not_none(store: Store) -> None:
+    store.put(NS, "empty", b"")
+    assert store.get(NS, "empty") == b""
+
+
+def test_get_of_missing_key_returns_none(store: Store) -> None:
+    assert store.get(NS, "missing") is None
+
+
+def test_put_overwrites_existing_blob(store: Store) -> None:
+    store.put(NS, "k", b"old content that is longer")
+    store.put(NS, "k", b"new")
+    assert store.get(NS, "k") == b"new"
+    assert store.keys(NS) == ["k"]
+
+
+def test_put_copies_a_bytearray_so_later_edits_do_not_leak_in(store: Store) -> None:
+    data = bytearray(b"abc")
+    store.put(NS, "k", data)  # type: ignore[arg-type]
+    data[0] = ord("z")
+    assert store.get(NS, "k") == b"abc"
+
+
+@pytest.mark.parametrize("value", ["text", 5])
+def test_put_rejects_non_bytes_with_type_error(store: Store, value: object) -> None:
+    with pytest.raises(TypeError):
+        store.put(NS, "k", value)  # type: ignore[arg-type]
+    assert store.keys(NS) == []
+
+
+def test_delete_returns_true_when_blob_existed_and_false_after(store: Store) -> None:
+    store.put(NS, "k", b"x")
+    assert store.delete(NS, "k") is True
+    assert store.get(NS, "k") is None
+    assert store.delete(NS, "k") is False
+    assert store.keys(NS) == []
+
+
+def test_delete_of_never_written_key_returns_false(store: Store) -> None:
+    assert store.delete(NS, "never") is False
+
+
+def test_keys_are_sorted(store: Store) -> None:
+    for key in ["b", "a.md", "C", "index.json", "-x", "..."]:
+        store.put(NS, key, b"1")
+    assert store.keys(NS) == sorted(["b", "a.md", "C", "index.json", "-x", "..."])
+
+
+def test_keys_of_unused_namespace_are_empty(store: Store) -> None:
+    assert store.keys(NS) == []
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        Namespace(project="-other-project", session="s1", kind="offload"),
+        Namespace(project="-work-main", session="s2", kind="offload"),
+        Namespace(project="-work-main", session="s1", kind="notes"),
+    ],
+    ids=["project", "session", "kind"],
+)
+def test_each_namespace_label_isolates_blobs(store: Store, other: Namespace) -> None:
+    store.put(NS, "k", b"mine")
+    store.put(other, "k", b"theirs")
+    store.put(other, "only-there", b"x")
+    assert store.get(NS, "k") == b"mine"
+    assert store.keys(NS) == ["k"]
+    assert store.delete(other, "k") is True
+    assert store.get(NS, "k") == b"mine"
+
+
+@pytest.mark.parametrize("key", INVALID_NAMES)
+def test_invalid_key_raises_config_error_on_every_operation(store: Store, key: str) -> None:
+    for operation in (
+        lambda: store.get(NS, key),
+        lambda: store.put(NS, key, b"x"),
+        lambda: store.delete(NS, key),
+    ):
+        with pytest.raises(ConfigError, match="store keys must be"):
+            operation()
+    assert store.keys(NS) == []
+
+
+@pytest.mark.parametrize("label", INVALID_NAMES)
+@pytest.mark.parametrize("field", ["project", "session", "kind"])
+def test_invalid_namespace_label_raises_config_error(field: str, label: str) -> None:
+    labels = {"project": "p", "session": "s", "kind": "k", field: label}
+    with pytest.raises(ConfigError, match=f"namespace {field} must be"):
+        Namespace(**labels)
+
+
+def test_labels_and_keys_of_200_characters_are_accepted(store: Store) -> None:
+    ns = Namespace(project="p" * 200, session="s" * 200, kind="k" * 200)
+    store.put(ns, "x" * 200, b"long")
+    assert store.get(ns, "x" * 200) == b"long"
+
+
+def test_json_helpers_round_trip_unicode_values(store: Store) -> None:
+    value = {"key": "plan", "summary": "ünïcødé ✓", "size": 3, "tags": [1, None, True]}
+    store.put_json(NS, "index.json", value)
+    assert store.get_json(NS, "index.json") == value
+    assert store.get_json(NS, "absent.json") is None
+
+
+def test_concurrent_puts_from_threads_all_land(store: Store) -> None:
+    def write(worker: int) -> None:
+        for i in range(20):
+            store.put(NS, f"w{worker}-{i}", f"{worker}:{i}".encode())
+            store.put(NS, "shared", f"{worker}".encode())
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(store.keys(NS)) == 8 * 20 + 1
+    assert store.get(NS, "w3-7") == b"3:7"
+    assert store.get(NS, "shared") in {str(w).encode() for w in range(8)}
+
+
+# --- FileStore: layout, defaults, durability -----------------------------------
+
+
+def test_file_store_lays_blobs_out_as_projects_project_kind_session_key(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "home")
+    notes = Namespace(project="-work-main", session="sess-1", kind="notes")
+    store.put(notes, "plan.md", b"# plan")
+    store.put(notes, "index.json", b"[]")
+    folder = tmp_path / "home" / "projects" / "-work-main" / "notes" / "sess-1"
+    assert sorted(p.name for p in folder.iterdir()) == ["index.json", "plan.md"]
+    assert (folder / "plan.md").read_bytes() == b"# plan"
+    assert store.path(notes, "plan.md") == folder / "plan.md"
+    assert store.folder(notes) == folder
+
+
+def test_file_store_root_defaults_to_ctxmgr_home(_isolated_home: Path) -> None:
+    assert FileStore().root == _isolated_home
+    FileStore().put(NS, "k", b"x")
+    assert (_isolated_home / "projects" / NS.project / NS.kind / NS.session / "k").is_file()
+
+
+def test_file_store_root_defaults_to_dot_ctxmgr_in_home_without_ctxmgr_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CTXMGR_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert FileStore().root == tmp_path / "user" / ".ctxmgr"
+
+
+def test_file_store_reads_its_root_once_at_construction(
+    tmp_path: Path, _isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = FileStore()
+    relative = FileStore("rel")
+    monkeypatch.setenv("CTXMGR_HOME", str(tmp_path / "elsewhere"))
+    monkeypatch.chdir(tmp_path)
+    assert store.root == _isolated_home
+    assert relative.root == tmp_path / "work" / "rel"
+
+
+def test_file_store_expands_user_in_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    assert FileStore("~/blobs").root == tmp_path / "user" / "blobs"
+
+
+def test_file_store_creates_missing_folders_on_put(tmp_path: Path) -> None:
+    root = tmp_path / "not" / "yet" / "there"
+    FileStore(root).put(NS, "k", b"x")
+    assert FileStore(root).get(NS, "k") == b"x"
+
+
+def test_file_store_survives_a_process_restart(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    FileStore(root).put(NS, "from-parent", b"\x00written by the first process\xff")
+    script = (
+        "import sys\n"
+        "from ctxmgr.store import FileStore, Namespace\n"
+        "ns = Namespace(project=sys.argv[2], session=sys.argv[3], kind=sys.argv[4])\n"
+        "store = FileStore(sys.argv[1])\n"
+        "sys.stdout.write(store.get(ns, 'from-parent').hex())\n"
+        "store.put(ns, 'from-child', b'written by the second process')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(root), NS.project, NS.session, NS.kind],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert bytes.fromhex(result.stdout) == b"\x00written by the first process\xff"
+    assert FileStore(root).get(NS, "from-child") == b"written by the second process"
+    assert FileStore(root).keys(NS) == ["from-child", "from-parent"]
+
+
+def test_interrupted_write_keeps_old_content_and_leaves_no_temp_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = FileStore(tmp_path / "home")
+    store.put(NS, "k", b"old")
+
+    def fail_replace(src: object, dst: object) -> None:
+        raise OSError(errno.EIO, "simulated crash before rename")
+
+    monkeypatch.setattr(os, "replace", fail_replace)
+    with pytest.raises(StoreError):
+        store.put(NS, "k", b"new")
+    assert store.get(NS, "k") == b"old"
+    assert store.keys(NS) == ["k"]
+    assert [p.name for p in store.folder(NS).iterdir()] == ["k"]
+
+
+def test_temp_file_left_by_a_crash_is_not_listed_as_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = FileStore(tmp_path / "home")
+    store.put(NS, "k", b"old")
+
+    def crash(src: object, dst: object) -> None:
+        raise KeyboardInterrupt  # the process dies between write and rename
+
+    monkeypatch.setattr(os, "replace", crash)
+    monkeypatch.setattr(os, "unlink", lambda path: None)  # so no cleanup runs
+    with pytest.raises(KeyboardInterrupt):
+        store.put(NS, "k", b"new")
+    monkeypatch.undo()
+    leftovers = sorted(p.name for p in store.folder(NS).iterdir())
+    assert len(leftovers) == 2 and leftovers[0].startswith(".~k.")
+    assert store.keys(NS) == ["k"]
+    assert store.get(NS, "k") == b"old"
+
+
+def test_keys_skip_subfolders_and_foreign_file_names(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "home")
+    store.put(NS, "k", b"x")
+    folder = store.folder(NS)
+    (folder / "sub").mkdir()
+    (folder / "has space.txt").write_bytes(b"")
+    assert store.keys(NS) == ["k"]
+
+
+def test_os_error_on_write_becomes_store_error_naming_the_path(tmp_path: Path) -> None:
+    root = tmp_path / "a-file-not-a-folder"
+    root.write_bytes(b"")
+    store = FileStore(root)
+    with pytest.raises(StoreError) as info:
+        store.put(NS, "k", b"x")
+    assert str(info.value) == (
+        f"[Errno {errno.ENOTDIR}] cannot write {store.path(NS, 'k')}: Not a directory"
+    )
+    assert info.value.errno == errno.ENOTDIR
+    assert isinstance(info.value, OSError)
+    assert isinstance(info.value.__cause__, OSError)
+
+
+def test_os_errors_on_read_list_and_delete_become_store_errors(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "home")
+    store.folder(NS).mkdir(parents=True)
+    (store.folder(NS) / "dir-not-blob").mkdir()
+    with pytest.raises(StoreError, match=r"cannot read .*dir-not-blob"):
+        store.get(NS, "dir-not-blob")
+    with pytest.raises(StoreError, match=r"cannot delete .*dir-not-blob"):
+        store.delete(NS, "dir-not-blob")
+    session_as_file = Namespace(project=NS.project, session="file", kind=NS.kind)
+    store.folder(session_as_file).write_bytes(b"")
+    with pytest.raises(StoreError, match=r"cannot list .*file"):
+        store.keys(session_as_file)
+
+
+def test_file_store_repr_shows_root(tmp_path: Path) -> None:
+    assert repr(FileStore(tmp_path)) == f"FileStore(root={str(tmp_path)!r})"
+
+
+_ADVERSARIAL = st.one_of(
+    st.text(alphabet="./\\~-_ aZ9é\x00\n:", max_size=12),
+    st.text(max_size=20),
+    st.sampled_from(INVALID_NAMES),
+    st.text(alphabet="ab./", min_size=198, max_size=203),
+)
+# Valid, but as close to a path trick as the rule allows: dots and dashes.
+_TRICKY_VALID = st.one_of(
+    st.text(alphabet="._-a", min_size=1, max_size=6).filter(lambda n: n not in (".", "..")),
+    st.text(alphabet=".a", min_size=200, max_size=200),
+)
+
+
+@pytest.mark.parametrize("field", ["project", "session", "kind", "key"])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150)
+@given(adversarial=_ADVERSARIAL, others=st.lists(_TRICKY_VALID, min_size=4, max_size=4))
+def test_no_accepted_label_or_key_resolves_outside_its_folder(
+    tmp_path: Path, field: str, adversarial: str, others: list[str]
+) -> None:
+    names = dict(zip(["project", "session", "kind", "key"], others, strict=True))
+    names[field] = adversarial
+    store = FileStore(tmp_path / "root")
+    try:
+        key = names.pop("key")
+        path = store.path(Namespace(**names), key)
+    except ConfigError:
+        return
+    relative = path.resolve().relative_to(store.root.resolve())
+    assert relative.parts == ("projects", names["project"], names["kind"], names["session"], key)
+
+
+# --- project_dir_name ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/work/main", "-work-main"),
+        ("/", "-"),
+        ("/home/me/my project/v1.2_x-y", "-home-me-my-project-v1.2_x-y"),
+        ("/home/me/café+ü", "-home-me-caf---"),
+        ("/work/main/../other/", "-work-other"),
+    ],
+)
+def test_project_dir_name_replaces_unsafe_characters_with_dashes(path: str, expected: str) -> None:
+    assert project_dir_name(path) == expected
+    assert project_dir_name(Path(path)) == expected
+
+
+def test_project_dir_name_defaults_to_the_working_directory() -> None:
+    assert project_dir_name() == project_dir_name(Path.cwd())
+    assert project_dir_name().endswith("-work")
+
+
+def test_project_dir_name_makes_relative_paths_absolute() -> None:
+    assert project_dir_name("sub") == project_dir_name(Path.cwd() / "sub")
+
+
+def test_project_dir_name_of_long_path_is_200_chars_unique_and_stable() -> None:
+    base = "/" + "d" * 300
+    first, second = project_dir_name(base + "/a"), project_dir_name(base + "/b")
+    assert len(first) == len(second) == 200
+    assert first != second
+    assert first == project_dir_name(base + "/a")
+    assert first.startswith("-" + "d" * 150)
+    Namespace(project=first, session="s", kind="notes")
+
+
+@given(st.text(max_size=400))
+def test_project_dir_name_is_always_a_valid_namespace_label(path: str) -> None:
+    name = project_dir_name("/" + path)
+    assert Namespace(project=name, session="s", kind="notes").project == name
