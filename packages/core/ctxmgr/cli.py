@@ -140,5 +140,116 @@ def _memo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- compress / reload ----------------------------------------------------------------
+
+_CLI_PROJECT, _CLI_SESSION = "ctxmgr-cli", "default"
+
+
+def _read_messages(path: str) -> list:
+    """OpenAI messages from a file: a list, or an object with a "messages" list."""
+    from ctxmgr.convert import from_openai
+    from ctxmgr.pairing import assert_valid_pairing
+
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    raw = data.get("messages") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        raise UsageError(f"{path}: expected a list of messages or an object with a "
+                         "'messages' list")
+    messages = from_openai(raw)
+    assert_valid_pairing(messages)
+    return messages
+
+
+def _summarizer(spec: str) -> object | None:
+    from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
+
+    if spec == "extractive":
+        return ExtractiveSummarizer()
+    if spec == "none":
+        return None
+    if ":" not in spec:
+        raise UsageError(f"--summarizer must be extractive, none or provider:model, got {spec!r}")
+    try:
+        from langchain.chat_models import init_chat_model
+
+        from ctxmgr_langgraph.summarizer import LangChainSummarizer
+    except ImportError:
+        raise UsageError(f'--summarizer {spec} needs LangChain: pip install "ctxmgr[langgraph]" '
+                         "plus the provider's package (e.g. langchain-openai)") from None
+    try:
+        return LangChainSummarizer(init_chat_model(spec))
+    except Exception as exc:  # provider packages raise many kinds of errors
+        raise UsageError(f"cannot create summarizer {spec!r}: {exc}") from None
+
+
+def _store(directory: str | None):
+    from ctxmgr.store.files import FileStore
+
+    return FileStore(directory)
+
+
+def _write_json(data: object, out: str | None) -> None:
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _compress_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN.json", help="OpenAI-format messages (list or "
+                                                    '{"messages": [...]})')
+    p.add_argument("-o", "--output", metavar="OUT.json", help="write here (default: stdout)")
+    p.add_argument("--max-tokens", type=int, default=128_000, help="context window (default "
+                                                                   "128000)")
+    p.add_argument("--summarizer", default="extractive",
+                   help="extractive (default, no LLM), none (no LLM strategies) or "
+                        "provider:model (a LangChain chat model)")
+    p.add_argument("--store", metavar="DIR", help="offload store (default: $CTXMGR_HOME or "
+                                                  "~/.ctxmgr)")
+
+
+@command("compress", "Compress an OpenAI-format history; originals go to the offload store.",
+         _compress_args)
+def _compress(args: argparse.Namespace) -> int:
+    from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
+    from ctxmgr.convert import to_openai
+
+    messages = _read_messages(args.input)
+    try:
+        config = AutoContextConfig(max_tokens=args.max_tokens)
+    except ValueError as exc:
+        raise UsageError(f"--max-tokens: {exc}") from None
+    memory = AutoContextMemory(config, summarizer=_summarizer(args.summarizer),
+                               store=_store(args.store), project=_CLI_PROJECT,
+                               session=_CLI_SESSION)
+    memory.add(messages)
+    events = memory.compress_if_needed()
+    _write_json({"messages": to_openai(memory.messages),
+                 "events": [e.to_dict() for e in events]}, args.output)
+    applied = [e for e in events if e.status == "applied"]
+    print(f"ctxmgr compress: {len(messages)} -> {len(memory.messages)} messages, "
+          f"{memory.tokens} tokens, {len(applied)} compression(s)", file=sys.stderr)
+    return EXIT_OK
+
+
+def _reload_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("offload_id", metavar="ID", help="the uuid from a CONTEXT_OFFLOAD tag")
+    p.add_argument("--store", metavar="DIR", help="offload store used by compress")
+    p.add_argument("-o", "--output", metavar="OUT.json", help="write here (default: stdout)")
+
+
+@command("reload", "Print the original messages behind an offload id, as OpenAI JSON.",
+         _reload_args)
+def _reload(args: argparse.Namespace) -> int:
+    from ctxmgr.autocontext.offload import OffloadStore
+    from ctxmgr.convert import to_openai
+
+    offload = OffloadStore(_store(args.store), project=_CLI_PROJECT, session=_CLI_SESSION)
+    _write_json({"messages": to_openai(offload.load(args.offload_id))}, args.output)
+    return EXIT_OK
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

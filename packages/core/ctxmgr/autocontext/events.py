@@ -1,0 +1,58 @@
+"""CompressionEvent: what each compression step did, with real token numbers.
+
+Events go to the caller's callback and to the ``ctxmgr.autocontext`` logger,
+so a user sees compressions in their logs without wiring anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+__all__ = ["CompressionEvent", "EventCallback", "emit"]
+
+logger = logging.getLogger("ctxmgr.autocontext")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CompressionEvent:
+    """One applied (or skipped) compression step."""
+
+    strategy: int
+    """1-6, see SPEC §5.2."""
+    name: str
+    """The strategy's name, e.g. ``"tool_runs"``."""
+    status: Literal["applied", "skipped"]
+    replaced_ids: tuple[str, ...]
+    """Ids of the messages replaced (they are reloadable under ``offload_id``)."""
+    offload_id: str | None
+    tokens_before: int
+    """Prompt tokens before this step."""
+    tokens_after: int
+    summarizer_input_tokens: int = 0
+    summarizer_output_tokens: int = 0
+    duration_s: float = 0.0
+    reason: str | None = None
+    """Why a step was skipped (summarizer error, timeout, empty answer)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["replaced_ids"] = list(self.replaced_ids)
+        return d
+
+
+EventCallback = Callable[[CompressionEvent], None]
+
+
+def emit(event: CompressionEvent, callback: EventCallback | None) -> None:
+    if event.status == "applied":
+        logger.info(
+            "strategy %d (%s): replaced %d message(s), %d -> %d tokens, offload id %s",
+            event.strategy, event.name, len(event.replaced_ids), event.tokens_before,
+            event.tokens_after, event.offload_id)
+    else:
+        logger.warning("strategy %d (%s) skipped: %s", event.strategy, event.name, event.reason)
+    if callback is not None:
+        callback(event)

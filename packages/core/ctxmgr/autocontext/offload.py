@@ -1,0 +1,66 @@
+"""Offloading: save a range of messages under a fresh id, tag its stand-in, reload it.
+
+Originals are written before anything is replaced, so a crash between the two
+loses nothing. The stand-in carries ``<!-- CONTEXT_OFFLOAD: uuid=ID -->`` and
+metadata marking it compressed, so no later step mistakes it for an answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ctxmgr.errors import OffloadNotFoundError
+from ctxmgr.messages import Message, message_from_dict, message_to_dict
+from ctxmgr.store.base import Namespace, Store
+
+__all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "compressed_metadata", "offload_tag"]
+
+OFFLOAD_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32}) -->")
+
+
+def offload_tag(offload_id: str) -> str:
+    return f"<!-- CONTEXT_OFFLOAD: uuid={offload_id} -->"
+
+
+def compressed_metadata(
+    original: Mapping[str, Any], *, strategy: int, offload_id: str, **more: Any
+) -> dict[str, Any]:
+    """``original`` metadata plus ``ctxmgr: {compressed, strategy, offload_id, ...}``."""
+    return {**original, "ctxmgr": {"compressed": True, "strategy": strategy,
+                                   "offload_id": offload_id, **more}}
+
+
+class OffloadStore:
+    """Offloaded message ranges of one agent session, in any :class:`Store`."""
+
+    def __init__(self, store: Store, *, project: str = "default", session: str = "default") -> None:
+        self.store = store
+        self.namespace = Namespace(project, session, "offload")
+
+    def save(self, messages: Sequence[Message]) -> str:
+        """Write ``messages`` under a fresh id and return the id."""
+        offload_id = uuid.uuid4().hex
+        blob = {"id": offload_id, "messages": [message_to_dict(m) for m in messages]}
+        self.store.put(self.namespace, f"{offload_id}.json",
+                       json.dumps(blob, ensure_ascii=False).encode("utf-8"))
+        return offload_id
+
+    def load(self, offload_id: str) -> list[Message]:
+        """The messages saved under ``offload_id``, exactly as they were.
+
+        Raises:
+            OffloadNotFoundError: unknown id (also for ids that are not 32 hex digits).
+        """
+        if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
+            raise OffloadNotFoundError(str(offload_id))
+        data = self.store.get(self.namespace, f"{offload_id}.json")
+        if data is None:
+            raise OffloadNotFoundError(offload_id)
+        return [message_from_dict(d) for d in json.loads(data)["messages"]]
+
+    def ids(self) -> list[str]:
+        return [k.removesuffix(".json") for k in self.store.keys(self.namespace)]

@@ -1,0 +1,188 @@
+"""The compression loop: trigger, cheapest strategy first, down to the target.
+
+``compress`` and ``acompress`` share one planning core, a generator that
+yields summarizer requests and receives their outcomes, so the sync and async
+paths cannot drift apart. Nothing is replaced before its originals are
+offloaded, and a failed summarizer only skips its strategy.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+
+from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
+from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.rounds import layout
+from ctxmgr.autocontext.strategies import STRATEGIES, StrategyContext
+from ctxmgr.autocontext.summarizers import (
+    SummaryOutcome,
+    asummarize_safely,
+    render_transcript,
+    summarize_safely,
+)
+from ctxmgr.errors import ContextOverflowError
+from ctxmgr.messages import Message
+from ctxmgr.tokens import TokenCounter
+
+__all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
+
+_LLM_STRATEGIES = frozenset({1, 4, 5, 6})
+_RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
+
+
+@dataclass(frozen=True, slots=True)
+class CompressionResult:
+    messages: list[Message]
+    events: list[CompressionEvent]
+    tokens: int
+    """Prompt tokens of ``messages``."""
+    triggered: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _SummaryRequest:
+    messages: Sequence[Message]
+    instruction: str
+
+
+def needs_compression(tokens: int, count: int, config: AutoContextConfig) -> bool:
+    """The trigger: the prompt reaches ``max_tokens * token_ratio`` or ``msg_threshold``."""
+    return tokens >= config.trigger_tokens or count >= config.msg_threshold
+
+
+def _count_goal(config: AutoContextConfig) -> int:
+    # the message-count twin of target_ratio: stop well below the trigger (hysteresis)
+    return max(1, int(config.msg_threshold * config.target_ratio / config.token_ratio))
+
+
+def _plan_and_apply(
+    messages: Sequence[Message],
+    *,
+    config: AutoContextConfig,
+    counter: TokenCounter,
+    offload: OffloadStore,
+    use_llm: bool,
+    on_event: EventCallback | None,
+    force: bool,
+) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
+    work = list(messages)
+    tokens = counter.count_messages(work)
+    if not (force or needs_compression(tokens, len(work), config)):
+        return CompressionResult(work, [], tokens, False)
+    events: list[CompressionEvent] = []
+    target, count_goal = config.target_tokens, _count_goal(config)
+
+    def done() -> bool:
+        return tokens <= target and len(work) <= count_goal
+
+    for strategy in STRATEGIES:
+        n = strategy.number
+        if not config.enabled(n) or (n in _LLM_STRATEGIES and not use_llm):
+            continue
+        skipped = False
+        while not done() and not skipped:
+            if tokens <= target and n not in _RANGE_STRATEGIES:
+                break  # only the message count is over: offloading would not help
+            ctx = StrategyContext(messages=work, layout=layout(work, config, counter), config=config,
+                                  counter=counter)
+            progressed = False
+            for plan in strategy.plan(ctx):
+                if done() or (tokens <= target and n not in _RANGE_STRATEGIES):
+                    break
+                started = time.perf_counter()
+                original = work[plan.start:plan.end]
+                summary, s_in, s_out = None, 0, 0
+                if plan.instruction is not None:
+                    outcome = yield _SummaryRequest(original, plan.instruction)
+                    s_in = counter.count_text(plan.instruction + "\n"
+                                              + render_transcript(original))
+                    if outcome.text is None:
+                        event = CompressionEvent(
+                            strategy=n, name=strategy.name, status="skipped",
+                            replaced_ids=(), offload_id=None, tokens_before=tokens,
+                            tokens_after=tokens, summarizer_input_tokens=s_in,
+                            duration_s=time.perf_counter() - started, reason=outcome.error)
+                        events.append(event)
+                        emit(event, on_event)
+                        skipped = True
+                        break
+                    summary, s_out = outcome.text, counter.count_text(outcome.text)
+                old = sum(counter.count(m) for m in original)
+                if sum(counter.count(m) for m in plan.build(summary, "0" * 32)) >= old:
+                    continue  # the stand-in would not be smaller: leave the originals
+                offload_id = offload.save(original)
+                stand_in = plan.build(summary, offload_id)
+                work[plan.start:plan.end] = stand_in
+                before, tokens = tokens, tokens - old + sum(counter.count(m) for m in stand_in)
+                event = CompressionEvent(
+                    strategy=n, name=strategy.name, status="applied",
+                    replaced_ids=tuple(m.id for m in original), offload_id=offload_id,
+                    tokens_before=before, tokens_after=tokens, summarizer_input_tokens=s_in,
+                    summarizer_output_tokens=s_out, duration_s=time.perf_counter() - started)
+                events.append(event)
+                emit(event, on_event)
+                progressed = True
+                if len(stand_in) != plan.end - plan.start:
+                    break  # indices of later plans moved: plan again
+            if not progressed:
+                break
+    if tokens > config.max_tokens:
+        raise ContextOverflowError(tokens=tokens, limit=config.max_tokens)
+    return CompressionResult(work, events, tokens, True)
+
+
+def compress(
+    messages: Sequence[Message],
+    *,
+    config: AutoContextConfig,
+    counter: TokenCounter,
+    offload: OffloadStore,
+    summarizer: object | None,
+    on_event: EventCallback | None = None,
+    force: bool = False,
+) -> CompressionResult:
+    """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
+
+    Args:
+        summarizer: any object with ``summarize`` / ``asummarize``; ``None`` runs the
+            non-LLM strategies (2 and 3) only.
+        force: compress even when the trigger is not reached.
+
+    Raises:
+        ContextOverflowError: still over ``max_tokens`` after every strategy applied.
+    """
+    gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
+                          use_llm=summarizer is not None, on_event=on_event, force=force)
+    try:
+        request = next(gen)
+        while True:
+            request = gen.send(summarize_safely(summarizer, request.messages, request.instruction,
+                                                timeout_s=config.summary_timeout_s))
+    except StopIteration as stop:
+        return stop.value
+
+
+async def acompress(
+    messages: Sequence[Message],
+    *,
+    config: AutoContextConfig,
+    counter: TokenCounter,
+    offload: OffloadStore,
+    summarizer: object | None,
+    on_event: EventCallback | None = None,
+    force: bool = False,
+) -> CompressionResult:
+    """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
+    gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
+                          use_llm=summarizer is not None, on_event=on_event, force=force)
+    try:
+        request = next(gen)
+        while True:
+            outcome = await asummarize_safely(summarizer, request.messages, request.instruction,
+                                              timeout_s=config.summary_timeout_s)
+            request = gen.send(outcome)
+    except StopIteration as stop:
+        return stop.value

@@ -1,0 +1,59 @@
+"""The ``context_reload`` tool: schema and a handler that never raises on model input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.errors import OffloadNotFoundError
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import thaw as _thaw
+
+__all__ = ["CONTEXT_RELOAD_TOOL", "handle_reload_call", "render_reloaded"]
+
+CONTEXT_RELOAD_TOOL: dict[str, Any] = {
+    "name": "context_reload",
+    "description": (
+        "Reload the original messages behind a compressed message. Compressed messages "
+        "end with a tag <!-- CONTEXT_OFFLOAD: uuid=ID -->; pass that ID to get the "
+        "original content back, word for word."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {"uuid": {"type": "string",
+                                "description": "The id from the CONTEXT_OFFLOAD tag."}},
+        "required": ["uuid"],
+        "additionalProperties": False,
+    },
+}
+
+
+def render_reloaded(messages: list[Message]) -> str:
+    """Originals as text for the model: role headers, tool calls, verbatim contents."""
+    import json
+
+    parts: list[str] = []
+    for m in messages:
+        for b in m.content:
+            if isinstance(b, TextBlock):
+                parts.append(f"[{m.role}]\n{b.text}")
+            elif isinstance(b, ToolUseBlock):
+                args = json.dumps(_thaw(b.input), ensure_ascii=False)
+                parts.append(f"[{m.role} tool call id={b.id}] {b.name} {args}")
+            elif isinstance(b, ToolResultBlock):
+                parts.append(f"[tool result id={b.tool_use_id}]\n{b.text}")
+    return "\n\n".join(parts)
+
+
+def handle_reload_call(offload: OffloadStore, tool_input: Any) -> str:
+    uuid = tool_input.get("uuid") if isinstance(tool_input, dict) else None
+    if not isinstance(uuid, str) or not uuid.strip():
+        return 'context_reload needs {"uuid": "<id from a CONTEXT_OFFLOAD tag>"}.'
+    uuid = uuid.strip()
+    try:
+        messages = offload.load(uuid)
+    except OffloadNotFoundError:
+        return (f"No messages found for uuid {uuid!r}. Copy the id exactly from a "
+                "<!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+    header = f"Reloaded {len(messages)} original message(s) for uuid {uuid}:"
+    return f"{header}\n\n{render_reloaded(messages)}"

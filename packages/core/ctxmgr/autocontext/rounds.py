@@ -1,0 +1,102 @@
+"""Where rounds begin and end, and which part of the history is "current".
+
+A round is a user turn, the agent's work on it and its final answer. A final
+answer is an assistant message with no tool blocks that is not itself a
+compression summary (AgentScope counted its own summaries as answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
+from ctxmgr.messages import Message
+from ctxmgr.pairing import ToolGroup, tool_groups
+from ctxmgr.tokens import TokenCounter
+
+__all__ = ["Layout", "is_compressed", "is_final_answer", "layout"]
+
+
+def is_compressed(m: Message) -> bool:
+    """True for a message ctxmgr wrote in place of others (summary or offload preview)."""
+    meta = m.metadata.get("ctxmgr")
+    return bool(meta and meta.get("compressed"))
+
+
+def is_final_answer(m: Message) -> bool:
+    return m.role == "assistant" and not m.has_tool_blocks and not is_compressed(m)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Layout:
+    """The structure of one history, computed once per compression step."""
+
+    size: int
+    pinned: frozenset[int]
+    groups: tuple[ToolGroup, ...]
+    latest_user: int
+    """Index of the latest user turn, -1 if none."""
+    latest_final: int
+    """Index of the latest final answer, -1 if none."""
+    in_flight: ToolGroup | None
+    """The latest tool group when no final answer follows it: never touched."""
+    tail_start: int
+    """First index of the protected tail (the last ``last_keep`` messages)."""
+    rounds: tuple[tuple[int, int], ...]
+    """Finished rounds as (user index, final answer index), oldest first."""
+
+    @property
+    def frozen_from(self) -> int:
+        """No strategy touches this index or anything after it."""
+        return self.in_flight.start if self.in_flight else self.size
+
+    def touchable(self, i: int) -> bool:
+        return i not in self.pinned and i < self.frozen_from
+
+
+def layout(
+    messages: Sequence[Message], config: AutoContextConfig, counter: TokenCounter
+) -> Layout:
+    n = len(messages)
+    users = [i for i, m in enumerate(messages) if is_user_turn(m)]
+    finals = [i for i, m in enumerate(messages) if is_final_answer(m)]
+    latest_final = finals[-1] if finals else -1
+    groups = tuple(tool_groups(messages))
+    in_flight = groups[-1] if groups and groups[-1].start > latest_final else None
+    rounds: list[tuple[int, int]] = []
+    bounds = [*users, n]
+    k = 0  # finals are sorted: one pass pairs each user turn with its last final answer
+    for u, nxt in zip(bounds, bounds[1:]):
+        while k < len(finals) and finals[k] <= u:
+            k += 1
+        end = -1
+        while k < len(finals) and finals[k] < nxt:
+            end = finals[k]
+            k += 1
+        if end >= 0:
+            rounds.append((u, end))
+    return Layout(
+        size=n,
+        pinned=frozenset(pinned_indices(messages, config)),
+        groups=groups,
+        latest_user=users[-1] if users else -1,
+        latest_final=latest_final,
+        in_flight=in_flight,
+        tail_start=_tail_start(messages, config, counter),
+        rounds=tuple(rounds),
+    )
+
+
+def _tail_start(messages: Sequence[Message], config: AutoContextConfig,
+                counter: TokenCounter) -> int:
+    """The last ``last_keep`` messages, cut short where they exceed ``tail_tokens``."""
+    start, budget = len(messages), config.tail_tokens
+    floor = max(0, len(messages) - config.last_keep)
+    while start > floor:
+        budget -= counter.count(messages[start - 1])
+        if budget < 0:
+            break
+        start -= 1
+    return start

@@ -1,0 +1,106 @@
+"""What a strategy is: a planner that proposes edits as data.
+
+A strategy looks at the history and returns :class:`Plan` s: which range to
+replace, what the summarizer must read (if anything) and how to build the
+stand-in once the originals are offloaded. The pipeline runs the summarizer
+(sync or async), offloads, and applies the plan, so sync and async share one
+planning core and every adapter can turn an applied plan into same-id
+replacements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.offload import compressed_metadata, offload_tag
+from ctxmgr.autocontext.rounds import Layout
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock
+from ctxmgr.tokens import TokenCounter
+
+__all__ = ["Plan", "Strategy", "StrategyContext", "message_chars", "summary_message"]
+
+Build = Callable[[str | None, str], tuple[Message, ...]]
+"""(summary or None, offload id) -> the messages that stand in for the range."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Plan:
+    """Replace ``messages[start:end]`` with ``build(summary, offload_id)``."""
+
+    strategy: int
+    start: int
+    end: int
+    build: Build
+    instruction: str | None = None
+    """What to ask the summarizer; ``None`` for strategies that need no LLM."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StrategyContext:
+    messages: Sequence[Message]
+    layout: Layout
+    config: AutoContextConfig
+    counter: TokenCounter
+
+
+class Strategy(Protocol):
+    number: int
+    name: str
+
+    def plan(self, ctx: StrategyContext) -> list[Plan]:
+        """Plans in the order to apply them; every plan's indices refer to ``ctx.messages``
+        and stay valid while earlier plans of the same list are applied (only
+        one-for-one replacements may come in a list longer than one)."""
+        ...
+
+
+def message_chars(m: Message) -> int:
+    """Characters of text and tool-result output (what offloading can save)."""
+    total = 0
+    for b in m.content:
+        if isinstance(b, TextBlock):
+            total += len(b.text)
+        elif isinstance(b, ToolResultBlock):
+            total += len(b.text)
+    return total
+
+
+def summary_message(
+    replaced: Sequence[Message], summary: str, offload_id: str, *, strategy: int, **meta: object
+) -> Message:
+    """One assistant message standing in for ``replaced``; it keeps the first one's id
+    so a reducer that replaces by id leaves it in place."""
+    first = replaced[0]
+    return Message(
+        role="assistant",
+        content=(TextBlock(text=f"{summary}\n{offload_tag(offload_id)}"),),
+        id=first.id,
+        metadata=compressed_metadata({}, strategy=strategy, offload_id=offload_id, **meta),
+    )
+
+
+def with_text_replaced(m: Message, text: str, offload_id: str, *, strategy: int) -> Message:
+    """``m`` with its text and tool-result output replaced by ``text`` + tag.
+
+    Tool calls, result ids and opaque blocks stay as they are, so pairing holds.
+    """
+    tagged = f"{text}\n{offload_tag(offload_id)}"
+    blocks = []
+    text_done = False
+    for b in m.content:
+        if isinstance(b, TextBlock):
+            if not text_done:
+                blocks.append(TextBlock(text=tagged))
+                text_done = True
+        elif isinstance(b, ToolResultBlock):
+            blocks.append(replace(b, content=tagged))
+        else:
+            blocks.append(b)
+    if not text_done and not any(isinstance(b, ToolResultBlock) for b in m.content):
+        blocks.insert(0, TextBlock(text=tagged))
+    return replace(m, content=tuple(blocks),
+                   metadata=compressed_metadata(m.metadata, strategy=strategy,
+                                                offload_id=offload_id))

@@ -1,0 +1,40 @@
+"""Strategy 6: compress the whole current round to ~30 % of its characters (LLM).
+
+Unlike AgentScope, the latest tool call and its result (the in-flight group)
+stay verbatim after the summary: a model that sees its last call only as prose
+tends to make the same call again.
+"""
+
+from __future__ import annotations
+
+from ctxmgr.autocontext.rounds import is_compressed
+from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, summary_message
+from ctxmgr.messages import Message
+
+__all__ = ["CurrentRound"]
+
+
+class CurrentRound:
+    number = 6
+    name = "current_round"
+
+    def plan(self, ctx: StrategyContext) -> list[Plan]:
+        lay, cfg = ctx.layout, ctx.config
+        start = max(lay.latest_user + 1, 0)
+        end = lay.frozen_from
+        # shrink to the touchable span: stop before the first pinned message after start
+        for i in range(start, end):
+            if i in lay.pinned:
+                end = i
+                break
+        if end - start < 1 or (end - start == 1 and is_compressed(ctx.messages[start])):
+            return []
+        ratio = f"{round(cfg.current_round_compression_ratio * 100)}%"
+
+        def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
+            assert summary is not None
+            return (summary_message(ctx.messages[start:end], summary, offload_id,
+                                    strategy=self.number, current_round=True),)
+
+        return [Plan(strategy=self.number, start=start, end=end, build=build,
+                     instruction=cfg.current_round_prompt.replace("{ratio}", ratio))]

@@ -1,0 +1,64 @@
+"""Strategy 2: offload large historical messages, protecting the tail (no LLM).
+
+A text message becomes its first ``offload_preview_chars`` characters + ``...``
++ the offload tag; a tool result keeps its id and only its output text is
+replaced. Tool calls are never offloaded (the model must see what it did).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ctxmgr.autocontext.offload import compressed_metadata, offload_tag
+from ctxmgr.autocontext.rounds import is_compressed
+from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+__all__ = ["OffloadProtected", "offload_plans", "previewed"]
+
+
+def previewed(m: Message, offload_id: str, *, chars: int, strategy: int) -> Message:
+    """``m`` with each text and tool-result output cut to a preview + tag."""
+    tag = offload_tag(offload_id)
+
+    def cut(text: str) -> str:
+        return f"{text[:chars]}...\n{tag}"
+
+    blocks = []
+    for b in m.content:
+        if isinstance(b, TextBlock):
+            blocks.append(replace(b, text=cut(b.text)))
+        elif isinstance(b, ToolResultBlock):
+            blocks.append(replace(b, content=cut(b.text)))
+        else:
+            blocks.append(b)
+    return replace(m, content=tuple(blocks),
+                   metadata=compressed_metadata(m.metadata, strategy=strategy,
+                                                offload_id=offload_id))
+
+
+def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[Plan]:
+    """One-for-one offload plans for every large, touchable message before ``before``."""
+    lay, cfg = ctx.layout, ctx.config
+    plans: list[Plan] = []
+    for i in range(min(before, lay.frozen_from)):
+        m = ctx.messages[i]
+        if (i in lay.pinned or is_compressed(m)
+                or any(isinstance(b, ToolUseBlock) for b in m.content)
+                or message_chars(m) <= cfg.large_payload_threshold):
+            continue
+
+        def build(_: str | None, offload_id: str, m: Message = m) -> tuple[Message, ...]:
+            return (previewed(m, offload_id, chars=cfg.offload_preview_chars,
+                              strategy=strategy),)
+
+        plans.append(Plan(strategy=strategy, start=i, end=i + 1, build=build))
+    return plans
+
+
+class OffloadProtected:
+    number = 2
+    name = "offload_protected"
+
+    def plan(self, ctx: StrategyContext) -> list[Plan]:
+        return offload_plans(ctx, before=ctx.layout.tail_start, strategy=self.number)

@@ -1,0 +1,187 @@
+"""Summarizers: the protocol, a deterministic extractive one, and a safe runner.
+
+A summarizer is any object with ``summarize(messages, instruction) -> str``
+and/or ``async asummarize(messages, instruction) -> str``. The runner gives
+each call a timeout and turns every failure (exception, timeout, empty answer)
+into ``None``: the caller skips its strategy and keeps the data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ctxmgr.messages import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, thaw
+
+__all__ = [
+    "AsyncSummarizer",
+    "ExtractiveSummarizer",
+    "SummaryOutcome",
+    "Summarizer",
+    "asummarize_safely",
+    "render_transcript",
+    "summarize_safely",
+]
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """Turns messages into a short text following ``instruction``."""
+
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str: ...
+
+
+@runtime_checkable
+class AsyncSummarizer(Protocol):
+    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryOutcome:
+    """The summary, or why there is none (``error``)."""
+
+    text: str | None
+    error: str | None = None
+
+
+def render_transcript(messages: Sequence[Message], *, max_result_chars: int | None = None) -> str:
+    """Messages as plain text for a summarizer prompt: roles, tool calls, results."""
+    lines: list[str] = []
+    for m in messages:
+        for b in m.content:
+            match b:
+                case TextBlock():
+                    if b.text:
+                        lines.append(f"[{m.role}] {b.text}")
+                case ToolUseBlock():
+                    args = json.dumps(thaw(b.input), ensure_ascii=False)
+                    lines.append(f"[{m.role} tool call {b.id}] {b.name}({args})")
+                case ToolResultBlock():
+                    text = b.text
+                    if max_result_chars is not None and len(text) > max_result_chars:
+                        text = text[:max_result_chars] + " …"
+                    err = " (error)" if b.is_error else ""
+                    lines.append(f"[tool result {b.tool_use_id}{err}] {text}")
+                case OpaqueBlock():
+                    lines.append(f"[{m.role} {b.data.get('type', 'block')}]")
+    return "\n".join(lines)
+
+
+_SIGNAL = re.compile(
+    r"(error|exception|traceback|failed|failure|assert|warning|fixed|changed|created|"
+    r"modified|passed|returncode>[1-9])", re.IGNORECASE)
+
+
+class ExtractiveSummarizer:
+    """A deterministic summarizer that needs no LLM (offline use, tests, fallback).
+
+    It keeps every tool call with its exact arguments, the first lines of each
+    result and any line that looks like an error or a change, within ``max_chars``.
+    """
+
+    def __init__(self, *, max_chars: int = 2000, head_lines: int = 2) -> None:
+        self.max_chars = max_chars
+        self.head_lines = head_lines
+
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
+        out: list[str] = []
+        for m in messages:
+            if m.metadata.get("ctxmgr"):  # an earlier summary or preview: carry it forward
+                kept = _TAG.sub("", m.text).strip().removeprefix(_HEADER).strip()
+                out.append(kept)
+                if not m.has_tool_blocks:
+                    continue
+            for b in m.content:
+                match b:
+                    case ToolUseBlock():
+                        args = json.dumps(thaw(b.input), ensure_ascii=False)
+                        out.append(f"- called {b.name}({_clip(args, 300)})")
+                    case ToolResultBlock():
+                        out.extend(f"  > {_clip(line, 160)}" for line in self._keep(b.text))
+                    case TextBlock() if m.role in ("assistant", "user") and b.text.strip():
+                        first = b.text.strip().splitlines()[0]
+                        out.append(f"- {m.role}: {_clip(first, 240)}")
+                    case _:
+                        pass
+        text = "\n".join(out) or "(nothing to keep)"
+        if len(text) > self.max_chars:
+            text = text[: self.max_chars - 2].rstrip() + " …"
+        return f"{_HEADER}\n{text}"
+
+    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
+        return self.summarize(messages, instruction)
+
+    def _keep(self, text: str) -> list[str]:
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        head = lines[: self.head_lines]
+        signal = [ln for ln in lines[self.head_lines:] if _SIGNAL.search(ln)][:3]
+        return head + signal
+
+
+_HEADER = "Summary of earlier messages:"
+_TAG = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]+ -->")
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _check(text: object) -> SummaryOutcome:
+    if not isinstance(text, str):
+        return SummaryOutcome(None, f"summarizer returned {type(text).__name__}, not str")
+    if not text.strip():
+        return SummaryOutcome(None, "summarizer returned an empty summary")
+    return SummaryOutcome(text)
+
+
+def summarize_safely(
+    summarizer: object, messages: Sequence[Message], instruction: str, *, timeout_s: float
+) -> SummaryOutcome:
+    """Call a summarizer with a timeout; never raises, never blocks past ``timeout_s``.
+
+    A sync summarizer runs in a daemon thread (a hung call is abandoned, not
+    waited for); an async-only one runs in a fresh event loop in that thread.
+    """
+    box: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            if hasattr(summarizer, "summarize"):
+                box["text"] = summarizer.summarize(messages, instruction)  # type: ignore[attr-defined]
+            else:
+                box["text"] = asyncio.run(
+                    summarizer.asummarize(messages, instruction))  # type: ignore[attr-defined]
+        except BaseException as exc:  # noqa: BLE001 - any failure means "skip"
+            box["error"] = f"summarizer raised {type(exc).__name__}: {exc}"
+
+    worker = threading.Thread(target=run, name="ctxmgr-summarizer", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
+    if "error" in box:
+        return SummaryOutcome(None, str(box["error"]))
+    return _check(box.get("text"))
+
+
+async def asummarize_safely(
+    summarizer: object, messages: Sequence[Message], instruction: str, *, timeout_s: float
+) -> SummaryOutcome:
+    """Async twin of :func:`summarize_safely`; a sync summarizer runs in a thread."""
+    method = getattr(summarizer, "asummarize", None)
+    if method is None or not inspect.iscoroutinefunction(method):
+        return await asyncio.to_thread(
+            summarize_safely, summarizer, messages, instruction, timeout_s=timeout_s)
+    try:
+        text = await asyncio.wait_for(method(messages, instruction), timeout_s)
+    except TimeoutError:
+        return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
+    except Exception as exc:  # noqa: BLE001 - any failure means "skip"
+        return SummaryOutcome(None, f"summarizer raised {type(exc).__name__}: {exc}")
+    return _check(text)

@@ -1,0 +1,34 @@
+"""A ctxmgr summarizer backed by any LlamaIndex LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctxmgr import Message, render_transcript
+
+try:
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.llms import LLM
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+
+__all__ = ["LlamaIndexSummarizer"]
+
+
+class LlamaIndexSummarizer:
+    """Summarize with a LlamaIndex LLM (``chat`` and ``achat``)."""
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+
+    def _prompt(self, messages: Sequence[Message], instruction: str) -> list[ChatMessage]:
+        return [ChatMessage(role=MessageRole.SYSTEM, content=instruction),
+                ChatMessage(role=MessageRole.USER, content=render_transcript(messages))]
+
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
+        return self.llm.chat(self._prompt(messages, instruction)).message.content or ""
+
+    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
+        reply = await self.llm.achat(self._prompt(messages, instruction))
+        return reply.message.content or ""
