@@ -1,0 +1,136 @@
+"""Switches and paths, resolved once: constructor arguments > environment > ``.env``.
+
+The agent-driven tools are off unless switched on. ``Settings.resolve()`` reads
+``CTXMGR_MESSAGE_ARCHIVING``, ``CTXMGR_MEMO`` and ``CTXMGR_HOME`` from the
+environment and, for names the environment does not set, from a ``.env`` file
+in the working directory. The ``.env`` file is only read, never loaded into
+``os.environ``, so resolving settings changes nothing for the rest of the
+process.
+
+Example::
+
+    settings = Settings.resolve(memo=True)      # archiving from env / .env, memo on
+    if settings.memo: ...
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ctxmgr.errors import ConfigError
+
+__all__ = ["ENV_HOME", "ENV_MEMO", "ENV_MESSAGE_ARCHIVING", "Settings", "parse_bool"]
+
+ENV_MESSAGE_ARCHIVING = "CTXMGR_MESSAGE_ARCHIVING"
+ENV_MEMO = "CTXMGR_MEMO"
+ENV_HOME = "CTXMGR_HOME"
+
+_TRUE = frozenset({"true", "1", "yes"})
+_FALSE = frozenset({"false", "0", "no"})
+
+
+def parse_bool(value: object, *, name: str) -> bool:
+    """Read a switch: a bool, or one of true/false/1/0/yes/no (any case, spaces ignored).
+
+    Raises:
+        ConfigError: naming ``name``, the accepted values and the value given.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    raise ConfigError(
+        f"{name} must be one of true, false, 1, 0, yes, no, got {value!r}")
+
+
+def _default_home() -> Path:
+    return Path.home() / ".ctxmgr"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """Resolved switches and paths (immutable; build with :meth:`resolve`)."""
+
+    message_archiving: bool = False
+    """Offer the message-archiving tool (``CTXMGR_MESSAGE_ARCHIVING``)."""
+    memo: bool = False
+    """Offer the memo tool (``CTXMGR_MEMO``)."""
+    home: Path = field(default_factory=_default_home)
+    """Root of the file store (``CTXMGR_HOME``, default ``~/.ctxmgr``)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message_archiving",
+                           parse_bool(self.message_archiving, name="message_archiving"))
+        object.__setattr__(self, "memo", parse_bool(self.memo, name="memo"))
+        if not isinstance(self.home, str | os.PathLike) or not os.fspath(self.home):
+            raise ConfigError(f"home must be a non-empty path, got {self.home!r}")
+        object.__setattr__(self, "home", Path(self.home).expanduser())
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        message_archiving: bool | str | None = None,
+        memo: bool | str | None = None,
+        home: str | os.PathLike[str] | None = None,
+        environ: Mapping[str, str] | None = None,
+        dotenv_path: str | os.PathLike[str] | None = None,
+        use_dotenv: bool = True,
+    ) -> Settings:
+        """Resolve each setting from the first source that gives it.
+
+        Order: the argument here (``None`` = not given), then the environment,
+        then the ``.env`` file, then the default (switches off, home
+        ``~/.ctxmgr``). An empty value counts as not given.
+
+        Args:
+            message_archiving: switch the archiving tool on or off.
+            memo: switch the memo tool on or off.
+            home: the store's root folder.
+            environ: the environment to read (default ``os.environ``).
+            dotenv_path: the ``.env`` file (default ``.env`` in the working directory).
+            use_dotenv: read the ``.env`` file at all.
+
+        Raises:
+            ConfigError: a switch that is not true/false/1/0/yes/no; the message
+                names the variable (and the ``.env`` file when it came from there).
+        """
+        env = os.environ if environ is None else environ
+        dotenv = _read_dotenv(dotenv_path) if use_dotenv else {}
+
+        def pick(arg: object, name: str) -> tuple[object, str] | None:
+            if arg is not None and arg != "":
+                return arg, name.removeprefix("CTXMGR_").lower()
+            if env.get(name):
+                return env[name], name
+            if dotenv.get(name):
+                return dotenv[name], f"{name} (in {dotenv_path or '.env'})"
+            return None
+
+        values: dict[str, object] = {}
+        for key, arg, name in (("message_archiving", message_archiving, ENV_MESSAGE_ARCHIVING),
+                               ("memo", memo, ENV_MEMO)):
+            found = pick(arg, name)
+            if found is not None:
+                values[key] = parse_bool(found[0], name=found[1])
+        found_home = pick(home, ENV_HOME)
+        if found_home is not None:
+            values["home"] = Path(os.fspath(found_home[0])).expanduser()  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def _read_dotenv(path: str | os.PathLike[str] | None) -> dict[str, str]:
+    """``KEY=value`` pairs of the ``.env`` file (empty when there is none)."""
+    file = Path(path) if path is not None else Path.cwd() / ".env"
+    if not file.is_file():
+        return {}
+    from dotenv import dotenv_values
+
+    return {k: v for k, v in dotenv_values(file).items() if v is not None}
