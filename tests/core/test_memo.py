@@ -17,12 +17,11 @@ from strategies import json_values
 
 from ctxmgr.cli import main
 from ctxmgr.convert import from_openai, to_openai
-from ctxmgr.errors import InvalidMemoKeyError, StoreError
+from ctxmgr.errors import InvalidMemoKeyError, MemoWriteError, StoreError
 from ctxmgr.memo import (
     MEMO_TOOL,
     PLACEHOLDER_MARKER,
     MemoStore,
-    MemoWriteError,
     contains_placeholder,
     elide_memo_content,
     memo_placeholder,

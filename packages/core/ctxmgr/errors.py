@@ -10,6 +10,7 @@ so generic handlers (``except ValueError``) keep working::
     ├── InvalidMessageError(ValueError)    a message a converter cannot read
     ├── PairingError(ValueError)           tool calls and results do not pair
     ├── InvalidMemoKeyError(ValueError)    a memo key that is unsafe as a file name
+    ├── MemoWriteError(ValueError)         a memo write refused (summary, content, cap)
     ├── OffloadNotFoundError(KeyError)     no offloaded messages under that id
     ├── StoreError(OSError)                the store could not read or write
     └── ContextOverflowError               still over the window after compressing
@@ -29,6 +30,7 @@ __all__ = [
     "CtxmgrError",
     "InvalidMemoKeyError",
     "InvalidMessageError",
+    "MemoWriteError",
     "OffloadNotFoundError",
     "PairingError",
     "StoreError",
@@ -74,6 +76,14 @@ class PairingError(CtxmgrError, ValueError):
 
 class InvalidMemoKeyError(CtxmgrError, ValueError):
     """A memo key would not be a safe file name inside its session folder."""
+
+
+class MemoWriteError(CtxmgrError, ValueError):
+    """A memo write was refused (summary, content, placeholder or the per-session cap).
+
+    The memo tool handler turns it into a tool result for the model; only the
+    developer API ``MemoStore.write`` raises it.
+    """
 
 
 class OffloadNotFoundError(CtxmgrError, KeyError):

@@ -31,7 +31,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxmgr.errors import ConfigError, CtxmgrError, InvalidMemoKeyError, StoreError
+from ctxmgr.errors import (
+    ConfigError,
+    InvalidMemoKeyError,
+    MemoWriteError,
+    StoreError,
+)
 from ctxmgr.messages import Message, ToolUseBlock
 from ctxmgr.prompts import MEMO_TOOL_DESCRIPTION, ToolSpec
 from ctxmgr.store.base import Namespace, Store
@@ -50,7 +55,6 @@ __all__ = [
     "MemoCallResult",
     "MemoInfo",
     "MemoStore",
-    "MemoWriteError",
     "contains_placeholder",
     "elide_memo_content",
     "memo_placeholder",
@@ -113,14 +117,6 @@ MEMO_TOOL = ToolSpec(
         "additionalProperties": False,
     },
 )
-
-
-class MemoWriteError(CtxmgrError, ValueError):
-    """A memo write was refused (summary, content, placeholder or the per-session cap).
-
-    The tool handler turns it into a tool result; only :meth:`MemoStore.write`,
-    the developer API, raises it.
-    """
 
 
 def validate_memo_key(key: object) -> str:
