@@ -68,6 +68,8 @@ class PairingError(CtxmgrError, ValueError):
             "non-tool message, and every tool result must answer a call of the nearest "
             "preceding assistant turn"
         )
+        if rules == "anthropic":
+            rule += "; in a user turn, tool results come before any other content"
         super().__init__(
             f"{len(self.violations)} tool-pairing violation(s) under {rules} rules: "
             f"{shown}{tail}. Rule: {rule}."

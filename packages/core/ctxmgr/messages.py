@@ -72,7 +72,8 @@ class TextBlock:
 
     text: str
     extra: Mapping[str, Any] = field(default_factory=_empty)
-    """Source-format fields kept for a lossless round trip (e.g. ``cache_control``)."""
+    """Source-format fields kept for a lossless round trip, keyed by format name
+    (e.g. ``{"anthropic": {"cache_control": ...}}``); other formats ignore them."""
     type: Literal["text"] = "text"
 
     def __post_init__(self) -> None:

@@ -20,7 +20,7 @@ class StableIds:
         if isinstance(raw.get("id"), str) and raw["id"]:
             return raw["id"]
         blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
-        digest = hashlib.blake2b(blob.encode(), digest_size=10).hexdigest()
+        digest = hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
         n = self._seen.get(digest, 0) + 1
         self._seen[digest] = n
         return f"{self._prefix}{digest}" if n == 1 else f"{self._prefix}{digest}-{n}"

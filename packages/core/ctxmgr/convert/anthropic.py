@@ -38,7 +38,7 @@ def from_anthropic(
     Raises:
         InvalidMessageError: naming the index of the first invalid message.
     """
-    if isinstance(messages, Mapping | str | bytes):
+    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise InvalidMessageError("expected a list of Anthropic messages, got "
                                   f"{type(messages).__name__}")
     ids = StableIds("an_")
@@ -92,8 +92,8 @@ def _block_in(raw: Any, index: int) -> ContentBlock:
         raise InvalidMessageError("content blocks must be objects", index=index)
     kind = raw.get("type")
     if kind == "text" and isinstance(raw.get("text"), str):
-        return TextBlock(text=raw["text"],
-                         extra={k: v for k, v in raw.items() if k not in ("type", "text")})
+        return TextBlock(text=raw["text"], extra=_own(
+            {k: v for k, v in raw.items() if k not in ("type", "text")}))
     if kind == "tool_use":
         if not isinstance(raw.get("id"), str) or not raw["id"]:
             raise InvalidMessageError("tool_use block without an id", index=index)
@@ -104,7 +104,7 @@ def _block_in(raw: Any, index: int) -> ContentBlock:
                                       index=index)
         return ToolUseBlock(
             id=raw["id"], name=raw["name"], input=raw["input"],
-            extra={k: v for k, v in raw.items() if k not in ("type", "id", "name", "input")})
+            extra=_own({k: v for k, v in raw.items() if k not in ("type", "id", "name", "input")}))
     if kind == "tool_result":
         if not isinstance(raw.get("tool_use_id"), str) or not raw["tool_use_id"]:
             raise InvalidMessageError("tool_result block without a tool_use_id", index=index)
@@ -124,8 +124,13 @@ def _block_in(raw: Any, index: int) -> ContentBlock:
             raise InvalidMessageError("tool_result content must be a string or a list",
                                       index=index)
         return ToolResultBlock(tool_use_id=raw["tool_use_id"], content=parts,
-                               is_error=bool(raw.get("is_error", False)), extra=extra)
+                               is_error=bool(raw.get("is_error", False)), extra=_own(extra))
     return OpaqueBlock(data=raw)
+
+
+def _own(extra: dict[str, Any]) -> dict[str, Any]:
+    """Block fields only this format knows, namespaced so other formats ignore them."""
+    return {_FORMAT: extra} if extra else {}
 
 
 def _nested_in(raw: Any, index: int) -> TextBlock | OpaqueBlock:
@@ -170,22 +175,27 @@ def to_anthropic(messages: Sequence[Message]) -> dict[str, Any]:
 
 
 def _keep(b: ContentBlock) -> bool:
-    return not (isinstance(b, TextBlock) and not b.text and not b.extra)
+    return not (isinstance(b, TextBlock) and not b.text and not b.extra.get(_FORMAT))
 
 
 def _plain(m: Message) -> bool:
-    return len(m.content) == 1 and isinstance(m.content[0], TextBlock) and not m.content[0].extra
+    return (len(m.content) == 1 and isinstance(m.content[0], TextBlock)
+            and not m.content[0].extra.get(_FORMAT))
 
 
 def _block_out(b: ContentBlock) -> dict[str, Any]:
     if isinstance(b, TextBlock):
-        return {"type": "text", "text": b.text, **thaw(b.extra)}
+        d = {"type": "text", "text": b.text, **thaw(b.extra.get(_FORMAT, {}))}
+        # OpenAI-compatible gateways carry Anthropic's cache_control on text parts
+        cache = b.extra.get("openai", {}).get("cache_control")
+        if cache is not None and "cache_control" not in d:
+            d["cache_control"] = thaw(cache)
+        return d
     if isinstance(b, ToolUseBlock):
         return {"type": "tool_use", "id": b.id, "name": b.name, "input": thaw(b.input),
-                **{k: v for k, v in thaw(b.extra).items()
-                   if k not in ("type", "function", "arguments")}}
+                **thaw(b.extra.get(_FORMAT, {}))}
     if isinstance(b, ToolResultBlock):
-        extra = thaw(b.extra)
+        extra = thaw(b.extra.get(_FORMAT, {}))
         d: dict[str, Any] = {"type": "tool_result", "tool_use_id": b.tool_use_id}
         if extra.pop("_content", None) != "absent" or b.content:
             d["content"] = (b.content if isinstance(b.content, str)

@@ -39,7 +39,7 @@ def from_openai(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
             valid OpenAI chat format (unknown role, tool result without
             ``tool_call_id``, tool-call arguments that are not a JSON object…).
     """
-    if isinstance(messages, Mapping | str | bytes):
+    if not isinstance(messages, Sequence) or isinstance(messages, str | bytes):
         raise InvalidMessageError("expected a list of OpenAI chat messages, got "
                                   f"{type(messages).__name__}")
     ids = StableIds("oa_")
@@ -89,8 +89,10 @@ def _message_in(raw: Any, index: int, ids: StableIds) -> Message:
         result_content: str | tuple[TextBlock | OpaqueBlock, ...]
         if extra.get("content") is None:
             result_content = raw["content"]
-        else:
+        elif extra["content"] == "parts":
             result_content = tuple(p for p in parts if isinstance(p, TextBlock | OpaqueBlock))
+        else:  # null or absent: no output at all, kept as such for the round trip
+            result_content = ""
         content = [ToolResultBlock(tool_use_id=call_id, content=result_content)]
     else:
         content = parts
@@ -122,7 +124,7 @@ def _part_in(part: Any, index: int) -> TextBlock | OpaqueBlock:
         rest = {k: v for k, v in part.items() if k not in ("type", "text")}
         if list(part)[:2] != ["type", "text"]:
             rest["_order"] = list(part)
-        return TextBlock(text=part["text"], extra=rest)
+        return TextBlock(text=part["text"], extra={_FORMAT: rest} if rest else {})
     return OpaqueBlock(data=part)
 
 
@@ -157,8 +159,13 @@ def _tool_call_in(call: Any, index: int) -> ToolUseBlock:
         extra["function"] = fn_extra
     if "arguments" not in fn:
         extra["arguments"] = "absent"
+    if list(call) != [k for k in ("id", "type", "function") if k in call] + [
+            k for k in call if k not in ("id", "type", "function")]:
+        extra["_order"] = list(call)
+    if list(fn) != [k for k in ("name", "arguments") if k in fn] + list(fn_extra):
+        extra["_function_order"] = list(fn)
     return ToolUseBlock(id=call["id"], name=fn["name"], input=args, raw_input=raw_args,
-                        extra=extra)
+                        extra={_FORMAT: extra} if extra else {})
 
 
 def to_openai(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -178,9 +185,7 @@ def _message_out(m: Message) -> list[dict[str, Any]]:
     fields = thaw(extra.get("fields", {}))
     results = [b for b in m.content if isinstance(b, ToolResultBlock)]
     if results:
-        dicts = [_ordered({"role": "tool", "content": _result_content_out(r),
-                           "tool_call_id": r.tool_use_id, **fields}, extra)
-                 for r in results]
+        dicts = [_ordered(_tool_message_out(r, extra, fields), extra) for r in results]
         rest = [b for b in m.content if not isinstance(b, ToolResultBlock)]
         if rest:
             role = "user" if m.role == "tool" else m.role
@@ -207,16 +212,27 @@ def _message_out(m: Message) -> list[dict[str, Any]]:
     return [_ordered(d, extra)]
 
 
+def _tool_message_out(
+    r: ToolResultBlock, extra: Mapping[str, Any], fields: dict[str, Any]
+) -> dict[str, Any]:
+    d: dict[str, Any] = {"role": "tool"}
+    form = extra.get("content")
+    if form == "null" and r.content == "":
+        d["content"] = None
+    elif not (form == "absent" and r.content == ""):
+        d["content"] = _result_content_out(r)
+    d["tool_call_id"] = r.tool_use_id
+    d.update(fields)
+    return d
+
+
 def _ordered(d: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    order = extra.get("order")
-    if not order or set(order) != set(d):
-        return d
-    return {k: d[k] for k in order}
+    return _reorder(d, extra.get("order"))
 
 
 def _content_out(blocks: Sequence[ContentBlock], extra: Mapping[str, Any]) -> Any:
     as_parts = extra.get("content") == "parts" or any(
-        not isinstance(b, TextBlock) or b.extra for b in blocks)
+        not isinstance(b, TextBlock) or b.extra.get(_FORMAT) for b in blocks)
     if not as_parts:
         return "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
     return [_part_out(b) for b in blocks]
@@ -224,10 +240,10 @@ def _content_out(blocks: Sequence[ContentBlock], extra: Mapping[str, Any]) -> An
 
 def _part_out(b: ContentBlock) -> dict[str, Any]:
     if isinstance(b, TextBlock):
-        rest = thaw(b.extra)
+        rest = thaw(b.extra.get(_FORMAT, {}))
         order = rest.pop("_order", None)
         d = {"type": "text", "text": b.text, **rest}
-        return {k: d[k] for k in order} if order and set(order) == set(d) else d
+        return _reorder(d, order)
     if isinstance(b, OpaqueBlock):
         return thaw(b.data)
     if isinstance(b, ToolResultBlock):
@@ -242,7 +258,8 @@ def _result_content_out(r: ToolResultBlock) -> Any:
 
 
 def _tool_call_out(b: ToolUseBlock) -> dict[str, Any]:
-    extra = thaw(b.extra)
+    extra = thaw(b.extra.get(_FORMAT, {}))
+    order, fn_order = extra.pop("_order", None), extra.pop("_function_order", None)
     args = _arguments_out(b)
     fn: dict[str, Any] = {"name": b.name}
     if extra.pop("arguments", None) != "absent" or b.input:
@@ -252,9 +269,13 @@ def _tool_call_out(b: ToolUseBlock) -> dict[str, Any]:
     kind = extra.pop("type", "function")
     if kind != "<absent>":
         call["type"] = kind
-    call["function"] = fn
+    call["function"] = _reorder(fn, fn_order)
     call.update(extra)
-    return call
+    return _reorder(call, order)
+
+
+def _reorder(d: dict[str, Any], order: list[str] | None) -> dict[str, Any]:
+    return {k: d[k] for k in order} if order and set(order) == set(d) else d
 
 
 def _arguments_out(b: ToolUseBlock) -> str:
