@@ -1,1 +1,148 @@
-"""ctxmgr."""
+"""ctxmgr: keep long-running LLM agents inside their context window without
+losing what they learned.
+
+Everything listed in ``__all__`` is the public API; other names may change.
+"""
+
+from ctxmgr._version import __version__
+from ctxmgr.archive import (
+    ARCHIVE_TOOL,
+    ArchiveState,
+    archive_placeholder,
+    handle_archive_call,
+    render_archived,
+)
+from ctxmgr.autocontext import (
+    CONTEXT_RELOAD_TOOL,
+    AsyncSummarizer,
+    AutoContextConfig,
+    AutoContextMemory,
+    CompressionEvent,
+    CompressionResult,
+    ExtractiveSummarizer,
+    OffloadStore,
+    Summarizer,
+    acompress,
+    compress,
+    handle_reload_call,
+    render_transcript,
+)
+from ctxmgr.convert import from_anthropic, from_openai, to_anthropic, to_openai
+from ctxmgr.errors import (
+    ConfigError,
+    ContextOverflowError,
+    CtxmgrError,
+    InvalidMemoKeyError,
+    InvalidMessageError,
+    MemoWriteError,
+    OffloadNotFoundError,
+    PairingError,
+    StoreError,
+)
+from ctxmgr.memo import (
+    MEMO_TOOL,
+    MemoStore,
+    elide_memo_content,
+    memo_placeholder,
+    validate_memo_key,
+)
+from ctxmgr.messages import (
+    ContentBlock,
+    Message,
+    OpaqueBlock,
+    Role,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    message_from_dict,
+    message_to_dict,
+    text_message,
+)
+from ctxmgr.pairing import (
+    PairingViolation,
+    ToolGroup,
+    assert_valid_pairing,
+    tool_groups,
+    validate_pairing,
+)
+from ctxmgr.prompts import ToolSpec, context_usage_note, system_prompt_fragment
+from ctxmgr.settings import Settings
+from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, project_dir_name
+from ctxmgr.tokens import (
+    ApproximateCounter,
+    CallableCounter,
+    TiktokenCounter,
+    TokenCounter,
+    TokenTally,
+    default_counter,
+)
+
+__all__ = [
+    "ARCHIVE_TOOL",
+    "ApproximateCounter",
+    "ArchiveState",
+    "AsyncSummarizer",
+    "AutoContextConfig",
+    "AutoContextMemory",
+    "CONTEXT_RELOAD_TOOL",
+    "CallableCounter",
+    "CompressionEvent",
+    "CompressionResult",
+    "ConfigError",
+    "ContentBlock",
+    "ContextOverflowError",
+    "CtxmgrError",
+    "ExtractiveSummarizer",
+    "FileStore",
+    "InMemoryStore",
+    "InvalidMemoKeyError",
+    "InvalidMessageError",
+    "MEMO_TOOL",
+    "MemoStore",
+    "MemoWriteError",
+    "Message",
+    "Namespace",
+    "OffloadNotFoundError",
+    "OffloadStore",
+    "OpaqueBlock",
+    "PairingError",
+    "PairingViolation",
+    "Role",
+    "Settings",
+    "Store",
+    "StoreError",
+    "Summarizer",
+    "TextBlock",
+    "TiktokenCounter",
+    "TokenCounter",
+    "TokenTally",
+    "ToolGroup",
+    "ToolResultBlock",
+    "ToolSpec",
+    "ToolUseBlock",
+    "__version__",
+    "acompress",
+    "archive_placeholder",
+    "assert_valid_pairing",
+    "compress",
+    "context_usage_note",
+    "default_counter",
+    "elide_memo_content",
+    "from_anthropic",
+    "from_openai",
+    "handle_archive_call",
+    "handle_reload_call",
+    "memo_placeholder",
+    "message_from_dict",
+    "message_to_dict",
+    "project_dir_name",
+    "render_archived",
+    "render_transcript",
+    "system_prompt_fragment",
+    "text_message",
+    "to_anthropic",
+    "to_openai",
+    "tool_groups",
+    "validate_memo_key",
+    "validate_pairing",
+]

@@ -251,5 +251,149 @@ def _reload(args: argparse.Namespace) -> int:
     _write_json({"messages": to_openai(offload.load(args.offload_id))}, args.output)
     return EXIT_OK
 
+# --- demo ---------------------------------------------------------------------------------
+
+
+def _demo_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-tokens", type=int, default=16_000,
+                   help="context window to replay against (default 16000)")
+    p.add_argument("--trajectory", metavar="PATH",
+                   help="a trajectory file to replay instead of the bundled one")
+
+
+@command("demo", "Replay a real recorded agent run through ctxmgr, offline, and show the "
+                 "savings.", _demo_args)
+def _demo(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ctxmgr.demo import render, run_demo, sparkline
+
+    if args.max_tokens < 1000:
+        raise UsageError(f"--max-tokens must be at least 1000, got {args.max_tokens}")
+    path = Path(args.trajectory) if args.trajectory else None
+    try:
+        from rich.console import Console
+        from rich.progress import Progress
+    except ImportError:
+        report = run_demo(budget=args.max_tokens, path=path)
+    else:
+        with Progress(console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("replaying model calls", total=None)
+            report = run_demo(budget=args.max_tokens, path=path,
+                              progress=lambda i, n: bar.update(task, completed=i, total=n))
+    top = max(report.baseline)
+    print(render(report))
+    print("\ncontext size per model call (each column = a few calls, full height = "
+          f"{top:,} tokens):")
+    print(f"  without ctxmgr  {sparkline(report.baseline, top=top)}")
+    print(f"  with ctxmgr     {sparkline(report.managed, top=top)}")
+    budget_col = round(8 * report.budget / top)
+    print(f"  budget {report.budget:,} tokens = bar height {budget_col} of 8")
+    return EXIT_OK
+
+# --- replay -----------------------------------------------------------------------------
+
+
+def _replay_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="trajectory files (.json, .jsonl, or a plain OpenAI messages list) "
+                        "or directories of them")
+    p.add_argument("--max-tokens", type=int, default=32_000,
+                   help="the context budget under test (default 32000)")
+    p.add_argument("--policy", action="extend", nargs="+", metavar="NAME",
+                   help="policies to compare (default: every one installed here): none, "
+                        "ctxmgr, langchain_summarization, langchain_context_editing, "
+                        "langmem_summarize, llamaindex_memory, llamaindex_summary_buffer")
+    p.add_argument("--summarizer", default="extractive",
+                   help="extractive (default): the shared deterministic fake summarizer; "
+                        "provider:model is not available offline")
+    p.add_argument("--json", metavar="OUT", help="write the SPEC §8 JSON report here")
+    p.add_argument("--plot", metavar="OUT.png", help="write a PNG of prompt tokens per call")
+
+
+@command("replay", "Replay recorded trajectories under context policies and compare their "
+                   "token economics.", _replay_args)
+def _replay(args: argparse.Namespace) -> int:
+    from ctxmgr.pairing import validate_pairing
+    from ctxmgr.replay import (
+        PolicyContext,
+        available_policies,
+        count_model_calls,
+        create_policy,
+        load_trajectories,
+        replay,
+    )
+    from ctxmgr.replay.report import format_table, print_table, save_plot, write_json
+    from ctxmgr.replay.summarizer import FakeSummarizer
+    from ctxmgr.tokens import default_counter
+
+    if args.max_tokens < 1:
+        raise UsageError(f"--max-tokens must be a positive number of tokens, got "
+                         f"{args.max_tokens}")
+    if args.summarizer not in ("extractive", "fake"):
+        if ":" in args.summarizer:
+            raise UsageError(f"--summarizer {args.summarizer}: a real model is not available "
+                             "offline; replay compares policies with the shared deterministic "
+                             "summarizer (--summarizer extractive)")
+        raise UsageError(f"--summarizer must be extractive or provider:model, got "
+                         f"{args.summarizer!r}")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError('--plot needs matplotlib: pip install "ctxmgr[replay]"') from None
+    trajectories = load_trajectories(args.paths)
+    if not trajectories:
+        raise UsageError(f"no trajectories found in {', '.join(args.paths)}")
+    for t in trajectories:
+        broken = validate_pairing(t.messages)
+        if broken:
+            raise UsageError(f"{t.id}: broken tool pairing in the input: {broken[0]}"
+                             + (f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""))
+    names = list(dict.fromkeys(args.policy or available_policies()))
+    counter = default_counter()
+    summarizer = FakeSummarizer(counter)
+    context = PolicyContext(budget=args.max_tokens, counter=counter, summarizer=summarizer)
+    policies = [create_policy(n, context) for n in names]  # fails early on a missing extra
+    total = count_model_calls(trajectories) * len(policies)
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        from rich.progress import TimeElapsedColumn
+    except ImportError:
+        report = replay(trajectories, policies, budget=args.max_tokens, counter=counter,
+                        summarizer=summarizer)
+    else:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn())
+        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("replaying", total=total)
+
+            def progress(policy: str, n: int) -> None:
+                bar.update(task, advance=n, description=f"replaying {policy}")
+
+            report = replay(trajectories, policies, budget=args.max_tokens, counter=counter,
+                            summarizer=summarizer, progress=progress)
+    data = report.to_json()
+    title = (f"{len(trajectories)} trajectories, {count_model_calls(trajectories)} model "
+             f"calls, budget {args.max_tokens:,} tokens")
+    try:
+        print_table(data, title=title)
+    except ImportError:
+        print(format_table(data, title=title))
+    if args.json:
+        write_json(data, args.json)
+        print(f"ctxmgr replay: wrote {args.json}", file=sys.stderr)
+    if args.plot:
+        save_plot(report, args.plot)
+        print(f"ctxmgr replay: wrote {args.plot}", file=sys.stderr)
+    failed = {n: b["aggregate"]["errors"] for n, b in data["policies"].items()
+              if b["aggregate"]["errors"]}
+    for name, count in failed.items():
+        print(f"ctxmgr replay: warning: policy {name} failed on {count} trajectory(ies); "
+              "see 'error' in the JSON rows", file=sys.stderr)
+    return EXIT_OK
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

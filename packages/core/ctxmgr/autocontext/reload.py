@@ -2,36 +2,36 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.errors import OffloadNotFoundError
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.messages import thaw as _thaw
+from ctxmgr.prompts import ToolSpec
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "handle_reload_call", "render_reloaded"]
 
-CONTEXT_RELOAD_TOOL: dict[str, Any] = {
-    "name": "context_reload",
-    "description": (
+CONTEXT_RELOAD_TOOL = ToolSpec(
+    name="context_reload",
+    description=(
         "Reload the original messages behind a compressed message. Compressed messages "
         "end with a tag <!-- CONTEXT_OFFLOAD: uuid=ID -->; pass that ID to get the "
         "original content back, word for word."
     ),
-    "input_schema": {
+    parameters={
         "type": "object",
         "properties": {"uuid": {"type": "string",
                                 "description": "The id from the CONTEXT_OFFLOAD tag."}},
         "required": ["uuid"],
         "additionalProperties": False,
     },
-}
+)
 
 
 def render_reloaded(messages: list[Message]) -> str:
     """Originals as text for the model: role headers, tool calls, verbatim contents."""
-    import json
-
     parts: list[str] = []
     for m in messages:
         for b in m.content:
