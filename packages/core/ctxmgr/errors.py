@@ -106,10 +106,13 @@ class StoreError(CtxmgrError, OSError):
 class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
-    def __init__(self, *, tokens: int, limit: int) -> None:
+    def __init__(self, *, tokens: int, limit: int, partial: object | None = None) -> None:
         self.tokens = tokens
         self.limit = limit
         self.excess = tokens - limit
+        self.partial = partial
+        """The compression that was applied before giving up (a ``CompressionResult``):
+        its offloads are written, so callers keep it rather than redo it."""
         super().__init__(
             f"prompt is {tokens} tokens after compression, {self.excess} over the "
             f"{limit}-token window; raise max_tokens, pin fewer messages or enable "

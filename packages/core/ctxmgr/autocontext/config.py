@@ -43,21 +43,28 @@ class AutoContextConfig:
     target_ratio: float = 0.5
     """Once triggered, compress down to ``max_tokens * target_ratio`` tokens."""
     last_keep: int = 50
-    """Messages at the end protected from strategies 1 and 2 ..."""
-    tail_token_ratio: float = 0.25
-    """... as long as they hold at most ``max_tokens * tail_token_ratio`` tokens. On a
-    long single-task run 50 tool results can outweigh the whole target; without this
-    cap only the costly current-round strategies (5, 6) would be left to fire."""
+    """Messages at the end protected from strategies 1 and 2, as long as they fit in
+    three quarters of the room the target leaves beside the pinned messages: on a
+    long single-task run 50 tool results can outweigh the whole target, and then only
+    the costly current-round strategies (5, 6) would be left to fire."""
     large_payload_threshold: int = 5 * 1024
-    """Characters from which a message counts as large (strategies 2, 3 and 5)."""
+    """Characters from which a message counts as large (strategies 2, 3 and 5), or a
+    quarter of ``max_tokens`` in characters on windows under 20,480 tokens: on a
+    4k window a 1.5 KB tool result is large."""
     offload_preview_chars: int = 200
     """Characters of an offloaded message kept in place as a preview."""
     min_consecutive_tool_messages: int = 6
     """Strategy 1 needs a run of more tool messages than this."""
     min_compression_tokens: int = 5000
-    """Strategies 1 and 4 skip ranges smaller than this many tokens."""
+    """Strategies 1 and 4 skip ranges smaller than this many tokens (or than a fifth
+    of ``max_tokens``, on windows under 25,000 tokens)."""
     current_round_compression_ratio: float = 0.3
     """Strategy 6's target share of the current round's characters."""
+    summary_input_chars: int = 2000
+    """Longest text, tool result or tool-call argument the summarizer is sent in full;
+    longer ones reach it as head and tail. The originals are offloaded and
+    reloadable, so the summary needs their gist, not every byte; on recorded coding
+    runs this halves summarizer input."""
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
@@ -84,10 +91,9 @@ class AutoContextConfig:
                                                 or not isinstance(value, int | float)):
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
-                  "min_consecutive_tool_messages", "summary_timeout_s")
+                  "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
         _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens")
-        for name in ("token_ratio", "target_ratio", "current_round_compression_ratio",
-                     "tail_token_ratio"):
+        for name in ("token_ratio", "target_ratio", "current_round_compression_ratio"):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise ConfigError(f"{name} must be in (0, 1], got {value!r}")
@@ -105,9 +111,14 @@ class AutoContextConfig:
         return int(self.max_tokens * self.token_ratio)
 
     @property
-    def tail_tokens(self) -> int:
-        """Most tokens the protected tail may hold."""
-        return int(self.max_tokens * self.tail_token_ratio)
+    def large_chars(self) -> int:
+        """Characters from which a message counts as large on this window."""
+        return min(self.large_payload_threshold, self.max_tokens // 4)
+
+    @property
+    def min_range_tokens(self) -> int:
+        """Smallest range strategies 1 and 4 summarize: worth an LLM call on this window."""
+        return min(self.min_compression_tokens, self.max_tokens // 5)
 
     @property
     def target_tokens(self) -> int:

@@ -9,7 +9,7 @@ recounting the history.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -18,6 +18,7 @@ from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
+from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
 from ctxmgr.store.base import Store
 from ctxmgr.store.memory import InMemoryStore
@@ -112,13 +113,21 @@ class AutoContextMemory:
         """
         if not (force or self.needs_compression()):
             return []
-        return self._apply(compress(self._working, **self._kwargs(), force=force))
+        try:
+            return self._apply(compress(self._working, **self._kwargs(), force=force))
+        except ContextOverflowError as exc:
+            self._apply(exc.partial)  # keep what was done: its offloads are written
+            raise
 
     async def acompress_if_needed(self, *, force: bool = False) -> list[CompressionEvent]:
         """Async twin of :meth:`compress_if_needed`."""
         if not (force or self.needs_compression()):
             return []
-        return self._apply(await acompress(self._working, **self._kwargs(), force=force))
+        try:
+            return self._apply(await acompress(self._working, **self._kwargs(), force=force))
+        except ContextOverflowError as exc:
+            self._apply(exc.partial)
+            raise
 
     def _kwargs(self) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
@@ -129,7 +138,9 @@ class AutoContextMemory:
         if self.on_event is not None:
             self.on_event(event)
 
-    def _apply(self, result: CompressionResult) -> list[CompressionEvent]:
+    def _apply(self, result: CompressionResult | None) -> list[CompressionEvent]:
+        if result is None:
+            return []
         self._working = result.messages
         self._tally.reset(self._working)
         return list(result.events)
@@ -177,6 +188,3 @@ class AutoContextMemory:
         return (f"AutoContextMemory(messages={len(self._working)}, tokens={self.tokens}, "
                 f"max_tokens={self.config.max_tokens}, events={len(self._events)})")
 
-
-def _ids(messages: Sequence[Message]) -> list[str]:
-    return [m.id for m in messages]

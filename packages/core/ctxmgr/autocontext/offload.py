@@ -46,7 +46,7 @@ class OffloadStore:
         offload_id = uuid.uuid4().hex
         blob = {"id": offload_id, "messages": [message_to_dict(m) for m in messages]}
         self.store.put(self.namespace, f"{offload_id}.json",
-                       json.dumps(blob, ensure_ascii=False).encode("utf-8"))
+                       json.dumps(blob).encode("ascii"))  # \u escapes keep lone surrogates
         return offload_id
 
     def load(self, offload_id: str) -> list[Message]:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
-from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.rounds import layout
@@ -20,6 +20,7 @@ from ctxmgr.autocontext.strategies import STRATEGIES, StrategyContext
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
     asummarize_safely,
+    clip_for_summary,
     render_transcript,
     summarize_safely,
 )
@@ -31,6 +32,7 @@ __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 
 _LLM_STRATEGIES = frozenset({1, 4, 5, 6})
 _RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
+_LAST_RESORTS = frozenset({5, 6})  # rewrite the current round: only while over the trigger
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,27 +80,33 @@ def _plan_and_apply(
     def done() -> bool:
         return tokens <= target and len(work) <= count_goal
 
+    def idle(n: int) -> bool:
+        """Strategy ``n`` has nothing to do at the current size."""
+        if n in _LAST_RESORTS:
+            return tokens < config.trigger_tokens
+        return tokens <= target and n not in _RANGE_STRATEGIES
+
     for strategy in STRATEGIES:
         n = strategy.number
         if not config.enabled(n) or (n in _LLM_STRATEGIES and not use_llm):
             continue
         skipped = False
         while not done() and not skipped:
-            if tokens <= target and n not in _RANGE_STRATEGIES:
-                break  # only the message count is over: offloading would not help
-            ctx = StrategyContext(messages=work, layout=layout(work, config, counter), config=config,
-                                  counter=counter)
+            if idle(n):
+                break
+            ctx = StrategyContext(messages=work, layout=layout(work, config, counter),
+                                  config=config, counter=counter, tokens=tokens)
             progressed = False
             for plan in strategy.plan(ctx):
-                if done() or (tokens <= target and n not in _RANGE_STRATEGIES):
+                if done() or idle(n):
                     break
                 started = time.perf_counter()
                 original = work[plan.start:plan.end]
                 summary, s_in, s_out = None, 0, 0
                 if plan.instruction is not None:
-                    outcome = yield _SummaryRequest(original, plan.instruction)
-                    s_in = counter.count_text(plan.instruction + "\n"
-                                              + render_transcript(original))
+                    sent = clip_for_summary(original, config.summary_input_chars)
+                    outcome = yield _SummaryRequest(sent, plan.instruction)
+                    s_in = counter.count_text(plan.instruction + "\n" + render_transcript(sent))
                     if outcome.text is None:
                         event = CompressionEvent(
                             strategy=n, name=strategy.name, status="skipped",
@@ -129,9 +137,10 @@ def _plan_and_apply(
                     break  # indices of later plans moved: plan again
             if not progressed:
                 break
+    result = CompressionResult(work, events, tokens, True)
     if tokens > config.max_tokens:
-        raise ContextOverflowError(tokens=tokens, limit=config.max_tokens)
-    return CompressionResult(work, events, tokens, True)
+        raise ContextOverflowError(tokens=tokens, limit=config.max_tokens, partial=result)
+    return result
 
 
 def compress(

@@ -1,8 +1,10 @@
 """Where rounds begin and end, and which part of the history is "current".
 
 A round is a user turn, the agent's work on it and its final answer. A final
-answer is an assistant message with no tool blocks that is not itself a
-compression summary (AgentScope counted its own summaries as answers).
+answer is an assistant message with no tool blocks that is not a compression
+summary (AgentScope counted its own summaries as answers); an answer cut to an
+offload preview is still one. A summary of earlier rounds also closes its
+round, so a later summary can absorb it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from ctxmgr.messages import Message
 from ctxmgr.pairing import ToolGroup, tool_groups
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["Layout", "is_compressed", "is_final_answer", "layout"]
+__all__ = ["Layout", "is_compressed", "is_final_answer", "layout", "summary_strategy"]
+
+
+_SUMMARIES = frozenset({1, 4, 6})  # strategies whose stand-in replaces a range
 
 
 def is_compressed(m: Message) -> bool:
@@ -25,8 +30,16 @@ def is_compressed(m: Message) -> bool:
     return bool(meta and meta.get("compressed"))
 
 
+def summary_strategy(m: Message) -> int | None:
+    """The strategy whose summary ``m`` is, or ``None`` for any other message."""
+    meta = m.metadata.get("ctxmgr")
+    if meta and meta.get("compressed") and meta.get("strategy") in _SUMMARIES:
+        return int(meta["strategy"])
+    return None
+
+
 def is_final_answer(m: Message) -> bool:
-    return m.role == "assistant" and not m.has_tool_blocks and not is_compressed(m)
+    return m.role == "assistant" and not m.has_tool_blocks and summary_strategy(m) is None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,7 +58,8 @@ class Layout:
     tail_start: int
     """First index of the protected tail (the last ``last_keep`` messages)."""
     rounds: tuple[tuple[int, int], ...]
-    """Finished rounds as (user index, final answer index), oldest first."""
+    """Finished rounds as (user index, index of its final answer or of the strategy-4
+    summary standing for it), oldest first."""
 
     @property
     def frozen_from(self) -> int:
@@ -65,34 +79,40 @@ def layout(
     latest_final = finals[-1] if finals else -1
     groups = tuple(tool_groups(messages))
     in_flight = groups[-1] if groups and groups[-1].start > latest_final else None
+    ends = [i for i, m in enumerate(messages)
+            if is_final_answer(m) or summary_strategy(m) == 4]
     rounds: list[tuple[int, int]] = []
     bounds = [*users, n]
-    k = 0  # finals are sorted: one pass pairs each user turn with its last final answer
-    for u, nxt in zip(bounds, bounds[1:]):
-        while k < len(finals) and finals[k] <= u:
+    k = 0  # ends are sorted: one pass pairs each user turn with its last round end
+    for u, nxt in zip(bounds, bounds[1:], strict=False):
+        while k < len(ends) and ends[k] <= u:
             k += 1
         end = -1
-        while k < len(finals) and finals[k] < nxt:
-            end = finals[k]
+        while k < len(ends) and ends[k] < nxt:
+            end = ends[k]
             k += 1
         if end >= 0:
             rounds.append((u, end))
+    pinned = pinned_indices(messages, config)
     return Layout(
         size=n,
-        pinned=frozenset(pinned_indices(messages, config)),
+        pinned=frozenset(pinned),
         groups=groups,
         latest_user=users[-1] if users else -1,
         latest_final=latest_final,
         in_flight=in_flight,
-        tail_start=_tail_start(messages, config, counter),
+        tail_start=_tail_start(messages, config, counter, pinned),
         rounds=tuple(rounds),
     )
 
 
 def _tail_start(messages: Sequence[Message], config: AutoContextConfig,
-                counter: TokenCounter) -> int:
-    """The last ``last_keep`` messages, cut short where they exceed ``tail_tokens``."""
-    start, budget = len(messages), config.tail_tokens
+                counter: TokenCounter, pinned: set[int]) -> int:
+    """The last ``last_keep`` messages, cut short where they would not fit in 3/4 of
+    the room the target leaves beside the pinned messages (1/4 is for summaries)."""
+    room = config.target_tokens - sum(counter.count(messages[i]) for i in pinned)
+    budget = room * 3 // 4
+    start = len(messages)
     floor = max(0, len(messages) - config.last_keep)
     while start > floor:
         budget -= counter.count(messages[start - 1])

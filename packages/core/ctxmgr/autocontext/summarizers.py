@@ -13,14 +13,15 @@ import inspect
 import json
 import re
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from ctxmgr.messages import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
 __all__ = [
     "AsyncSummarizer",
+    "clip_for_summary",
     "ExtractiveSummarizer",
     "SummaryOutcome",
     "Summarizer",
@@ -71,6 +72,44 @@ def render_transcript(messages: Sequence[Message], *, max_result_chars: int | No
                 case OpaqueBlock():
                     lines.append(f"[{m.role} {b.data.get('type', 'block')}]")
     return "\n".join(lines)
+
+
+def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Message]:
+    """Copies of ``messages`` whose long texts, results and string arguments are cut to
+    head + tail, marked with how much was left out (what the summarizer is sent)."""
+    def cut(text: str) -> str:
+        if len(text) <= max_chars:
+            return text
+        head = max_chars * 3 // 4
+        tail = max_chars - head
+        return (f"{text[:head]}\n[... {len(text) - max_chars} characters left out ...]\n"
+                f"{text[len(text) - tail:]}")
+
+    def cut_value(value: object) -> object:
+        if isinstance(value, str):
+            return cut(value)
+        if isinstance(value, Mapping):
+            return {k: cut_value(v) for k, v in value.items()}
+        if isinstance(value, tuple | list):
+            return [cut_value(v) for v in value]
+        return value
+
+    out: list[Message] = []
+    for m in messages:
+        blocks = []
+        for b in m.content:
+            match b:
+                case TextBlock() if len(b.text) > max_chars:
+                    b = replace(b, text=cut(b.text))
+                case ToolResultBlock() if len(b.text) > max_chars:
+                    b = replace(b, content=cut(b.text))
+                case ToolUseBlock():
+                    b = replace(b, input=cut_value(b.input), raw_input=None)
+                case _:
+                    pass
+            blocks.append(b)
+        out.append(replace(m, content=tuple(blocks)))
+    return out
 
 
 _SIGNAL = re.compile(

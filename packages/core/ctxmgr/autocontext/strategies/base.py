@@ -44,6 +44,8 @@ class StrategyContext:
     layout: Layout
     config: AutoContextConfig
     counter: TokenCounter
+    tokens: int
+    """Prompt tokens of ``messages`` as they stand."""
 
 
 class Strategy(Protocol):
@@ -61,9 +63,7 @@ def message_chars(m: Message) -> int:
     """Characters of text and tool-result output (what offloading can save)."""
     total = 0
     for b in m.content:
-        if isinstance(b, TextBlock):
-            total += len(b.text)
-        elif isinstance(b, ToolResultBlock):
+        if isinstance(b, TextBlock | ToolResultBlock):
             total += len(b.text)
     return total
 

@@ -28,7 +28,7 @@ class CurrentLarge:
         for i in range(max(lay.latest_user + 1, 0), lay.frozen_from):
             m = ctx.messages[i]
             if (i in lay.pinned or is_compressed(m)
-                    or message_chars(m) <= cfg.large_payload_threshold):
+                    or message_chars(m) <= cfg.large_chars):
                 continue
 
             def build(summary: str | None, offload_id: str, m: Message = m

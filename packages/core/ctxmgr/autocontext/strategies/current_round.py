@@ -2,7 +2,9 @@
 
 Unlike AgentScope, the latest tool call and its result (the in-flight group)
 stay verbatim after the summary: a model that sees its last call only as prose
-tends to make the same call again.
+tends to make the same call again. A round smaller than ``min_range_tokens`` is
+left alone while the prompt still fits the window: summarizing a few hundred
+tokens on every call costs more than it saves.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ class CurrentRound:
                 break
         if end - start < 1 or (end - start == 1 and is_compressed(ctx.messages[start])):
             return []
+        tokens = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
+        if tokens < cfg.min_range_tokens and ctx.tokens <= cfg.max_tokens:
+            return []  # not worth a summary yet, and the prompt still fits the window
         ratio = f"{round(cfg.current_round_compression_ratio * 100)}%"
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:

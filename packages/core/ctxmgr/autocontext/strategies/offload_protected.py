@@ -45,7 +45,7 @@ def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[P
         m = ctx.messages[i]
         if (i in lay.pinned or is_compressed(m)
                 or any(isinstance(b, ToolUseBlock) for b in m.content)
-                or message_chars(m) <= cfg.large_payload_threshold):
+                or message_chars(m) <= cfg.large_chars):
             continue
 
         def build(_: str | None, offload_id: str, m: Message = m) -> tuple[Message, ...]:

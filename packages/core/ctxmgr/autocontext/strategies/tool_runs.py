@@ -23,7 +23,7 @@ class ToolRuns:
     name = "tool_runs"
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
-        lay, cfg = ctx.layout, ctx.config
+        lay = ctx.layout
         boundary = min(lay.tail_start, lay.frozen_from)
         run: list[tuple[int, int]] = []  # consecutive whole groups (or earlier run summaries)
         for g in _units(ctx.messages, lay.groups):
@@ -48,7 +48,7 @@ class ToolRuns:
         if all(_is_run_summary(m) for m in ctx.messages[start:end]):
             return None
         tokens = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
-        if tokens < ctx.config.min_compression_tokens:
+        if tokens < ctx.config.min_range_tokens:
             return None
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:

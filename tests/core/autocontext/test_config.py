@@ -1,0 +1,223 @@
+"""AutoContextConfig: SPEC §5.1 defaults, derived budgets, validation at construction."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.prompts import (
+    CURRENT_LARGE_PROMPT,
+    CURRENT_ROUND_PROMPT,
+    PREVIOUS_ROUND_PROMPT,
+    TOOL_RUN_PROMPT,
+)
+from ctxmgr.errors import ConfigError, CtxmgrError
+
+# ---------------------------------------------------------------- defaults
+
+
+def test_defaults_follow_spec_section_5_1() -> None:
+    cfg = AutoContextConfig()
+    assert cfg.max_tokens == 128_000
+    assert cfg.token_ratio == 0.75
+    assert cfg.msg_threshold == 100
+    assert cfg.target_ratio == 0.5
+    assert cfg.last_keep == 50
+    assert cfg.large_payload_threshold == 5 * 1024
+    assert cfg.offload_preview_chars == 200
+    assert cfg.min_consecutive_tool_messages == 6
+    assert cfg.min_compression_tokens == 5000
+    assert cfg.current_round_compression_ratio == 0.3
+    assert cfg.summary_timeout_s == 60
+    assert cfg.disabled_strategies == frozenset()
+    assert cfg.never_compress_tools == frozenset()
+    assert cfg.pinned_ids == frozenset()
+
+
+def test_summarizer_input_is_clipped_at_2000_characters_by_default() -> None:
+    assert AutoContextConfig().summary_input_chars == 2000
+
+
+def test_default_prompts_are_the_shipped_per_strategy_prompts() -> None:
+    cfg = AutoContextConfig()
+    assert cfg.tool_run_prompt == TOOL_RUN_PROMPT
+    assert cfg.previous_round_prompt == PREVIOUS_ROUND_PROMPT
+    assert cfg.current_large_prompt == CURRENT_LARGE_PROMPT
+    assert cfg.current_round_prompt == CURRENT_ROUND_PROMPT
+    assert "{ratio}" in CURRENT_ROUND_PROMPT  # strategy 6 fills in its target share
+    for prompt in (TOOL_RUN_PROMPT, PREVIOUS_ROUND_PROMPT, CURRENT_LARGE_PROMPT,
+                   CURRENT_ROUND_PROMPT):
+        assert "exact arguments" in prompt and "error messages" in prompt
+
+
+def test_strategy_names_number_the_six_strategies_cheapest_first() -> None:
+    assert STRATEGY_NAMES == {1: "tool_runs", 2: "offload_protected", 3: "offload_all",
+                              4: "previous_rounds", 5: "current_large", 6: "current_round"}
+
+
+# ---------------------------------------------------------------- derived budgets
+
+
+def test_trigger_and_target_derive_from_max_tokens() -> None:
+    cfg = AutoContextConfig()
+    assert cfg.trigger_tokens == 96_000
+    assert cfg.target_tokens == 64_000
+
+
+def test_derived_budgets_round_down_to_whole_tokens() -> None:
+    cfg = AutoContextConfig(max_tokens=1001, token_ratio=0.75, target_ratio=0.5)
+    assert (cfg.trigger_tokens, cfg.target_tokens) == (750, 500)
+
+
+def test_on_a_large_window_the_thresholds_are_the_configured_ones() -> None:
+    cfg = AutoContextConfig()
+    assert cfg.large_chars == 5 * 1024
+    assert cfg.min_range_tokens == 5000
+
+
+@pytest.mark.parametrize(("max_tokens", "large_chars", "min_range_tokens"),
+                         [(4000, 1000, 800), (16_000, 4000, 3200), (20_480, 5120, 4096),
+                          (25_000, 5120, 5000)])
+def test_small_windows_scale_the_large_and_worth_summarizing_thresholds_down(
+        max_tokens: int, large_chars: int, min_range_tokens: int) -> None:
+    cfg = AutoContextConfig(max_tokens=max_tokens)
+    assert (cfg.large_chars, cfg.min_range_tokens) == (large_chars, min_range_tokens)
+
+
+def test_every_field_is_overridable() -> None:
+    cfg = AutoContextConfig(
+        max_tokens=32_000, token_ratio=0.9, msg_threshold=40, target_ratio=0.4, last_keep=10,
+        large_payload_threshold=1000, offload_preview_chars=50,
+        min_consecutive_tool_messages=3, min_compression_tokens=0,
+        current_round_compression_ratio=0.2, summary_input_chars=500, summary_timeout_s=1.5,
+        disabled_strategies={6}, never_compress_tools={"read_skill"}, pinned_ids={"m1"},
+        tool_run_prompt="a", previous_round_prompt="b", current_large_prompt="c",
+        current_round_prompt="d {ratio}",
+    )
+    assert cfg.trigger_tokens == 28_800 and cfg.target_tokens == 12_800
+    assert cfg.large_chars == 1000 and cfg.min_range_tokens == 0
+    assert cfg.summary_input_chars == 500
+    assert cfg.disabled_strategies == frozenset({6})
+    assert cfg.never_compress_tools == frozenset({"read_skill"})
+    assert cfg.pinned_ids == frozenset({"m1"})
+    assert (cfg.tool_run_prompt, cfg.previous_round_prompt, cfg.current_large_prompt,
+            cfg.current_round_prompt) == ("a", "b", "c", "d {ratio}")
+
+
+def test_enabled_reflects_disabled_strategies() -> None:
+    cfg = AutoContextConfig(disabled_strategies=[1, 6])
+    assert [n for n in range(1, 7) if cfg.enabled(n)] == [2, 3, 4, 5]
+
+
+def test_collections_are_normalised_to_frozensets() -> None:
+    cfg = AutoContextConfig(disabled_strategies=[2, 2], never_compress_tools=("skill",),
+                            pinned_ids=iter(["a", "b"]))
+    assert cfg.disabled_strategies == frozenset({2})
+    assert cfg.never_compress_tools == frozenset({"skill"})
+    assert cfg.pinned_ids == frozenset({"a", "b"})
+    hash(cfg.pinned_ids)
+
+
+def test_boundary_values_are_accepted() -> None:
+    cfg = AutoContextConfig(token_ratio=1.0, target_ratio=1.0,
+                            current_round_compression_ratio=1.0, last_keep=0,
+                            offload_preview_chars=0, min_compression_tokens=0)
+    assert cfg.trigger_tokens == cfg.max_tokens == cfg.target_tokens
+
+
+# ---------------------------------------------------------------- value object
+
+
+def test_config_is_frozen() -> None:
+    cfg = AutoContextConfig()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.max_tokens = 1  # type: ignore[misc]
+
+
+def test_config_is_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        AutoContextConfig(1000)  # type: ignore[misc]
+
+
+def test_replace_revalidates() -> None:
+    cfg = AutoContextConfig()
+    assert dataclasses.replace(cfg, max_tokens=8000).trigger_tokens == 6000
+    with pytest.raises(ConfigError):
+        dataclasses.replace(cfg, token_ratio=0)
+
+
+def test_equal_settings_give_equal_configs() -> None:
+    assert AutoContextConfig(pinned_ids=["a"]) == AutoContextConfig(pinned_ids={"a"})
+
+
+# ---------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("token_ratio", 0),
+        ("token_ratio", 1.5),
+        ("token_ratio", -0.1),
+        ("token_ratio", math.nan),
+        ("target_ratio", 0),
+        ("current_round_compression_ratio", 0),
+        ("current_round_compression_ratio", 1.01),
+    ],
+)
+def test_ratios_must_lie_in_zero_one(field: str, value: float) -> None:
+    with pytest.raises(ConfigError, match=rf"{field} must be in \(0, 1\], got"):
+        AutoContextConfig(**{field: value})
+
+
+@pytest.mark.parametrize(
+    "field",
+    ["max_tokens", "msg_threshold", "large_payload_threshold",
+     "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars"],
+)
+@pytest.mark.parametrize("value", [0, -1])
+def test_positive_fields_reject_zero_and_negatives(field: str, value: int) -> None:
+    with pytest.raises(ConfigError, match=rf"{field} must be > 0, got {value}"):
+        AutoContextConfig(**{field: value})
+
+
+@pytest.mark.parametrize("field", ["last_keep", "offload_preview_chars",
+                                   "min_compression_tokens"])
+def test_non_negative_fields_reject_negatives(field: str) -> None:
+    with pytest.raises(ConfigError, match=rf"{field} must be >= 0, got -1"):
+        AutoContextConfig(**{field: -1})
+
+
+@pytest.mark.parametrize("value", [True, "1000", None, [1000]])
+def test_numbers_must_be_numbers(value: object) -> None:
+    with pytest.raises(ConfigError, match=r"max_tokens must be a number, got"):
+        AutoContextConfig(max_tokens=value)  # type: ignore[arg-type]
+
+
+def test_target_ratio_may_not_exceed_token_ratio() -> None:
+    with pytest.raises(ConfigError, match=r"target_ratio must not exceed token_ratio"):
+        AutoContextConfig(token_ratio=0.5, target_ratio=0.6)
+
+
+@pytest.mark.parametrize("bad", [{0}, {7}, {1, 9}])
+def test_disabled_strategies_must_be_numbers_one_to_six(bad: set[int]) -> None:
+    with pytest.raises(ConfigError, match=r"disabled_strategies must hold numbers 1-6"):
+        AutoContextConfig(disabled_strategies=bad)
+
+
+@pytest.mark.parametrize("field", ["disabled_strategies", "never_compress_tools", "pinned_ids"])
+@pytest.mark.parametrize("value", ["read_skill", 3])
+def test_collection_fields_reject_strings_and_scalars(field: str, value: object) -> None:
+    # a bare string would silently become a set of characters
+    with pytest.raises(ConfigError, match=rf"{field} must be a collection, got"):
+        AutoContextConfig(**{field: value})
+
+
+def test_config_errors_are_value_errors_and_ctxmgr_errors() -> None:
+    with pytest.raises(ValueError) as info:
+        AutoContextConfig(token_ratio=1.5)
+    assert isinstance(info.value, CtxmgrError)
+    assert "1.5" in str(info.value)
