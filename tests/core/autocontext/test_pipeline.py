@@ -170,7 +170,7 @@ def test_force_compresses_below_the_trigger() -> None:
 
 def test_strategies_run_cheapest_first_until_the_target() -> None:
     h = mixed_history()
-    cfg = AutoContextConfig(max_tokens=12_000, last_keep=10)
+    cfg = AutoContextConfig(max_tokens=12_000, token_ratio=0.75, target_ratio=0.5, last_keep=10)
     res, store, _ = run(h, cfg)
     applied = [e.strategy for e in res.events if e.status == "applied"]
     assert applied == sorted(applied)
@@ -201,7 +201,8 @@ def test_compression_stops_as_soon_as_the_target_is_reached() -> None:
                for m in results]
     total = C.count_messages(h)
     after_three = total - sum(savings[:3])
-    cfg = AutoContextConfig(max_tokens=2 * (after_three + 1), last_keep=0)  # target just above
+    cfg = AutoContextConfig(max_tokens=2 * (after_three + 1), token_ratio=0.75, target_ratio=0.5,
+                            last_keep=0)  # target just above
     assert cfg.trigger_tokens <= total < cfg.max_tokens
     res, _, _ = run(h, cfg)
     assert [e.replaced_ids for e in res.events] == [("a0.result",), ("a1.result",),
@@ -363,7 +364,7 @@ def test_a_stand_in_that_is_not_smaller_is_not_applied() -> None:
 
 def test_acompress_gives_the_same_result_as_compress() -> None:
     h = mixed_history()
-    cfg = AutoContextConfig(max_tokens=12_000, last_keep=10)
+    cfg = AutoContextConfig(max_tokens=12_000, token_ratio=0.75, target_ratio=0.5, last_keep=10)
     sync, _, _ = run(h, cfg)
     store = OffloadStore(InMemoryStore())
     async_ = asyncio.run(acompress(h, config=cfg, counter=C, offload=store,
