@@ -358,8 +358,13 @@ def _replay(args: argparse.Namespace) -> int:
     total = count_model_calls(trajectories) * len(policies)
     try:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-        from rich.progress import TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
     except ImportError:
         report = replay(trajectories, policies, budget=args.max_tokens, counter=counter,
                         summarizer=summarizer)

@@ -1,0 +1,54 @@
+"""ctxmgr's own policy in replay: AutoContextMemory with its default configuration.
+
+Only ``max_tokens`` is set (to the budget under test), and the summarizer is the
+shared fake one, so the figures are what a user gets out of the box. The memory
+sees every message, system prompt included (it pins system messages itself),
+and keeps its compressed working view between calls, as an agent would.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
+from ctxmgr.errors import ContextOverflowError
+from ctxmgr.messages import Message
+from ctxmgr.replay.policy import PolicyContext, PolicyResult
+
+__all__ = ["CtxmgrPolicy"]
+
+
+class CtxmgrPolicy:
+    """``AutoContextMemory(AutoContextConfig(max_tokens=budget))`` + the shared summarizer."""
+
+    name = "ctxmgr"
+
+    def __init__(self, context: PolicyContext) -> None:
+        self.context = context
+        self.reset()
+
+    def reset(self) -> None:
+        self.memory = AutoContextMemory(
+            AutoContextConfig(max_tokens=self.context.budget),
+            counter=self.context.counter,
+            summarizer=self.context.summarizer,
+        )
+        self._seen = 0
+
+    def prompt(self, history: Sequence[Message]) -> PolicyResult:
+        new = history[self._seen:]
+        self._seen = len(history)
+        start = time.perf_counter()
+        self.memory.add(new)
+        events: tuple[str, ...] = ()
+        try:
+            applied = self.memory.compress_if_needed()
+            events = tuple(e.name for e in applied if e.status == "applied")
+        except ContextOverflowError:
+            # Still over the window after every strategy: the call goes out over budget
+            # (counted by over_budget_calls) rather than ending the replay.
+            events = ("overflow",)
+        seconds = time.perf_counter() - start
+        return PolicyResult(messages=tuple(self.memory.messages), events=events,
+                            seconds=seconds)

@@ -1,0 +1,67 @@
+"""LangChain ``SummarizationMiddleware`` as a replay policy.
+
+Driven the way ``create_agent`` drives it: before each model call its
+``before_model(state, runtime)`` hook sees the agent state (the conversation
+without the system prompt, which ``create_agent`` keeps apart and prepends to
+the request); an update it returns (``RemoveMessage(REMOVE_ALL_MESSAGES)``, the
+summary, the kept messages) is applied with LangGraph's ``add_messages``
+reducer, so the summary persists in the state for later calls.
+
+Settings: ``trigger=("tokens", 75 % of the budget)``, ``keep=("messages", 20)``,
+the shared token counter, the shared fake summarizer as ``model``; every other
+argument is the middleware's default (notably ``trim_tokens_to_summarize=4000``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from langchain.agents.middleware.summarization import SummarizationMiddleware
+from langchain_core.messages import BaseMessage
+from langgraph.graph.message import add_messages
+from langgraph.runtime import Runtime
+
+from ctxmgr.messages import Message
+from ctxmgr.replay.peers._langchain import LangChainConverter
+from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext, PolicyResult
+
+__all__ = ["LangChainSummarizationPolicy"]
+
+TRIGGER_RATIO = 0.75
+KEEP_MESSAGES = 20
+
+
+class LangChainSummarizationPolicy(IncrementalPolicy):
+    """``SummarizationMiddleware(trigger=75 % of budget, keep 20 messages)``."""
+
+    name = "langchain_summarization"
+
+    def __init__(self, context: PolicyContext) -> None:
+        super().__init__(context)
+        self.converter = LangChainConverter(context.counter)
+        self.middleware = SummarizationMiddleware(
+            model=context.summarizer.as_langchain(),
+            trigger=("tokens", int(context.budget * TRIGGER_RATIO)),
+            keep=("messages", KEEP_MESSAGES),
+            token_counter=self.converter.count,
+        )
+        self.runtime: Runtime[Any] = Runtime(context=None)
+        self.state: list[BaseMessage] = []
+
+    def reset(self) -> None:
+        super().reset()
+        self.converter.reset()
+        self.state = []
+
+    def prompt(self, history: Sequence[Message]) -> PolicyResult:
+        self.state.extend(self.converter.to_langchain_all(self.take_new(history)))
+        start = time.perf_counter()
+        update = self.middleware.before_model({"messages": self.state}, self.runtime)
+        if update and "messages" in update:
+            self.state = add_messages(self.state, update["messages"])
+        seconds = time.perf_counter() - start
+        prompt = (*self.system, *self.converter.to_neutral_all(self.state))
+        return PolicyResult(messages=prompt, events=("summarize",) if update else (),
+                            seconds=seconds)

@@ -1,0 +1,170 @@
+"""Showing a replay: a table of the aggregates (rich) and a plot of prompt sizes (matplotlib).
+
+Both libraries come with ``ctxmgr[replay]`` and are imported only here, when
+a report is drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from ctxmgr.replay.runner import ReplayReport
+
+__all__ = [
+    "format_table",
+    "print_table",
+    "replace_markdown_section",
+    "save_plot",
+    "table_rows",
+    "write_json",
+]
+
+_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("policy", "policy"),
+    ("model_calls", "calls"),
+    ("savings", "savings"),
+    ("peak_prompt_tokens", "peak"),
+    ("over_budget_calls", "over budget"),
+    ("task_lost", "task lost"),
+    ("effective_cost_ratio", "cost / none"),
+    ("cache_hit_ratio", "cache hit"),
+    ("summarizer_calls", "summ. calls"),
+    ("summarizer_tokens", "summ. tokens"),
+    ("pairing_violations", "pairing"),
+    ("ms_per_call_median", "ms/call"),
+)
+
+
+def _cell(key: str, value: Any) -> str:
+    if key == "savings":
+        return f"{value * 100:.1f} %"
+    if key in ("effective_cost_ratio", "cache_hit_ratio"):
+        return f"{value:.3f}"
+    if key == "ms_per_call_median":
+        return f"{value:.3f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def table_rows(data: dict[str, Any]) -> list[list[str]]:
+    """One row of strings per policy of a ``ReplayReport.to_json()`` dict."""
+    rows = []
+    for name, body in data["policies"].items():
+        agg = {"policy": name, **body["aggregate"]}
+        if agg.get("errors"):
+            agg["policy"] = f"{name} ({agg['errors']} failed)"
+        rows.append([_cell(k, agg.get(k, "")) for k, _ in _COLUMNS])
+    return rows
+
+
+def format_table(data: dict[str, Any], *, title: str | None = None) -> str:
+    """The aggregates as a Markdown table (for RESULTS.md and plain logs)."""
+    head = [h for _, h in _COLUMNS]
+    lines = []
+    if title:
+        lines += [f"**{title}**", ""]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(head))) + "|")
+    lines += ["| " + " | ".join(r) + " |" for r in table_rows(data)]
+    return "\n".join(lines)
+
+
+def print_table(data: dict[str, Any], *, title: str | None = None, file: IO[str] | None = None
+                ) -> None:
+    """The aggregates as a rich table on ``file`` (stdout by default)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title or f"replay at budget {data['budget']:,} tokens")
+    for i, (_, head) in enumerate(_COLUMNS):
+        table.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for row in table_rows(data):
+        table.add_row(*row)
+    out = file or sys.stdout
+    Console(file=out, width=None if out.isatty() else 170).print(table)
+
+
+def write_json(data: dict[str, Any], path: str | Path) -> None:
+    """Write the report (UTF-8, indented)."""
+    Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def replace_markdown_section(path: str | Path, name: str, body: str) -> None:
+    """Write ``body`` between ``<!-- name -->`` and ``<!-- /name -->`` in ``path``.
+
+    The rest of the file is kept, so several benchmark scripts (and hand-written
+    notes) can share one results file; a missing file or section is created.
+    """
+    path = Path(path)
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    block = f"{start}\n{body.rstrip()}\n{end}\n"
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
+        text = head + block + ("\n" + tail if tail else "")
+    else:
+        text = text.rstrip() + "\n\n" + block
+    path.write_text(text, encoding="utf-8")
+
+
+def save_plot(report: ReplayReport, path: str | Path, *, policies: Sequence[str] | None = None
+              ) -> None:
+    """PNG of prompt tokens per model call for each policy, with the budget line.
+
+    One trajectory: its curves. Several: the longest trajectory's curves (left) and,
+    for each call number, the mean over the trajectories that reach it (right).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(policies or report.runs)
+    ids = list(report.baseline_curves)
+    if not ids:
+        raise ValueError("nothing to plot: no trajectories were replayed")
+    longest = max(ids, key=lambda i: len(report.baseline_curves[i]))
+    panels = 1 if len(ids) == 1 else 2
+    fig, axes = plt.subplots(1, panels, figsize=(7 * panels, 4.8), squeeze=False)
+    ax = axes[0][0]
+    for name in names:
+        ax.plot(report.runs[name].curves.get(longest, []), label=name, linewidth=1.4)
+    if "none" not in names:
+        ax.plot(report.baseline_curves[longest], label="none (history)", color="grey",
+                linestyle=":", linewidth=1)
+    ax.axhline(report.budget, color="red", linestyle="--", linewidth=1, label="budget")
+    ax.set_title(f"{longest}", fontsize=9)
+    ax.set_xlabel("model call")
+    ax.set_ylabel("prompt tokens")
+    ax.legend(fontsize=8)
+    if panels == 2:
+        ax = axes[0][1]
+        for name in names:
+            ax.plot(_mean_by_call(report.runs[name].curves.values()), label=name, linewidth=1.4)
+        ax.axhline(report.budget, color="red", linestyle="--", linewidth=1, label="budget")
+        ax.set_title(f"mean over {len(ids)} trajectories", fontsize=9)
+        ax.set_xlabel("model call")
+        ax.set_ylabel("prompt tokens (mean)")
+    fig.suptitle(f"prompt tokens per model call, budget {report.budget:,}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _mean_by_call(curves: Any) -> list[float]:
+    sums: list[float] = []
+    counts: list[int] = []
+    for curve in curves:
+        for k, v in enumerate(curve):
+            if k == len(sums):
+                sums.append(0.0)
+                counts.append(0)
+            sums[k] += v
+            counts[k] += 1
+    return [s / c for s, c in zip(sums, counts, strict=True)]

@@ -1,0 +1,150 @@
+"""The one fake summarizer every replayed policy shares, and what it was sent.
+
+Replay must compare policies on the same footing and never call a real model:
+one deterministic summarizer answers every request with the same fixed text
+(about 1,200 characters, the size of a real summary) and counts, with the
+shared token counter, the input it was sent and the output it returned. It has
+three faces: ``summarize(messages, instruction)`` for ctxmgr, a LangChain chat
+model (:meth:`FakeSummarizer.as_langchain`) for the LangChain and langmem
+peers, and a LlamaIndex LLM (:meth:`FakeSummarizer.as_llamaindex`) for the
+LlamaIndex peers. The framework faces are built lazily, so importing this
+module imports no framework.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ctxmgr.messages import Message
+from ctxmgr.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from llama_index.core.llms import LLM
+
+__all__ = ["FIXED_SUMMARY", "FakeSummarizer", "SummarizerUsage"]
+
+FIXED_SUMMARY = (
+    "## Summary of the conversation so far\n"
+    "The user asked the assistant to complete a multi-step task. The assistant inspected "
+    "the relevant files and data with its tools, collected the facts it needed, and "
+    "recorded intermediate findings along the way. Several tool calls returned long "
+    "outputs (file listings, search results, logs and test runs); the essential points "
+    "from them are kept here and the raw outputs are no longer needed.\n"
+    "## Key facts\n"
+    "- The main artefacts involved were located and read; the lines that matter were "
+    "identified and their behaviour understood.\n"
+    "- A hypothesis about the cause was formed, checked against the observed output, and "
+    "confirmed by a small reproduction.\n"
+    "- Changes were drafted; the first attempt failed a check, the failure was analysed, "
+    "and the approach was adjusted accordingly.\n"
+    "## Decisions\n"
+    "- Keep the change minimal and consistent with the existing conventions.\n"
+    "- Re-run the relevant checks after every edit instead of batching edits.\n"
+    "## Next steps\n"
+    "- Finish the remaining edit, run the checks again, and report the result to the "
+    "user with a short explanation of what changed and why. Do not repeat tool calls "
+    "whose results are summarised above unless something changed.\n"
+)
+"""What the fake summarizer always answers (1,200 characters or so)."""
+
+
+@dataclass(slots=True)
+class SummarizerUsage:
+    """Running totals of what the summarizer was asked to do."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    """Time spent inside the summarizer (counting), so callers can leave it out of a policy's
+    own time: a real model's latency is not the policy's."""
+
+    @property
+    def tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    def snapshot(self) -> SummarizerUsage:
+        return SummarizerUsage(self.calls, self.input_tokens, self.output_tokens, self.seconds)
+
+    def __sub__(self, other: SummarizerUsage) -> SummarizerUsage:
+        return SummarizerUsage(
+            self.calls - other.calls,
+            self.input_tokens - other.input_tokens,
+            self.output_tokens - other.output_tokens,
+            self.seconds - other.seconds,
+        )
+
+
+class FakeSummarizer:
+    """A deterministic summarizer that returns ``text`` and counts what it was sent.
+
+    Example::
+
+        fake = FakeSummarizer(default_counter())
+        fake.summarize(messages, "Summarize the tool calls above.")
+        fake.usage.calls, fake.usage.input_tokens
+
+    Args:
+        counter: the token counter shared by every policy in the run.
+        text: the answer to every request.
+    """
+
+    def __init__(self, counter: TokenCounter, text: str = FIXED_SUMMARY) -> None:
+        self.counter = counter
+        self.text = text
+        self.output_tokens = counter.count_text(text)
+        self.usage = SummarizerUsage()
+        self._langchain: BaseChatModel | None = None
+        self._llamaindex: LLM | None = None
+
+    # --- the neutral face (ctxmgr's Summarizer protocol) ---------------------------
+
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
+        """Answer :data:`FIXED_SUMMARY`, counting ``messages`` and ``instruction`` as input."""
+        start = time.perf_counter()
+        tokens = self.counter.count_messages(messages) + self.counter.count_text(instruction)
+        return self._answer(tokens, start)
+
+    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
+        return self.summarize(messages, instruction)
+
+    def record(self, input_tokens: int, *, started: float | None = None) -> str:
+        """Count one request of ``input_tokens`` and return the fixed answer.
+
+        The framework faces call this after counting their own request format.
+        """
+        return self._answer(input_tokens, started if started is not None else time.perf_counter())
+
+    def _answer(self, input_tokens: int, started: float) -> str:
+        u = self.usage
+        u.calls += 1
+        u.input_tokens += input_tokens
+        u.output_tokens += self.output_tokens
+        u.seconds += time.perf_counter() - started
+        return self.text
+
+    # --- framework faces -------------------------------------------------------------
+
+    def as_langchain(self) -> BaseChatModel:
+        """This summarizer as a LangChain chat model (needs ``ctxmgr[langgraph]``)."""
+        if self._langchain is None:
+            from ctxmgr.replay.peers._langchain import FakeSummaryChatModel
+
+            self._langchain = FakeSummaryChatModel(summarizer=self)
+        return self._langchain
+
+    def as_llamaindex(self) -> LLM:
+        """This summarizer as a LlamaIndex LLM (needs ``ctxmgr[llamaindex]``)."""
+        if self._llamaindex is None:
+            from ctxmgr.replay.peers._llamaindex import FakeSummaryLLM
+
+            self._llamaindex = FakeSummaryLLM(summarizer=self)
+        return self._llamaindex
+
+    def __repr__(self) -> str:
+        return f"FakeSummarizer(answer={len(self.text)} chars, usage={self.usage})"

@@ -1,0 +1,63 @@
+"""The shared fake summarizer: fixed answer, counted input and output, three faces."""
+
+from __future__ import annotations
+
+import pytest
+
+from ctxmgr.messages import text_message
+from ctxmgr.replay import FIXED_SUMMARY, FakeSummarizer
+from ctxmgr.tokens import default_counter
+
+
+@pytest.fixture
+def fake() -> FakeSummarizer:
+    return FakeSummarizer(default_counter())
+
+
+def test_the_fixed_answer_is_about_1200_characters() -> None:
+    assert 1100 <= len(FIXED_SUMMARY) <= 1300
+
+
+def test_summarize_counts_messages_and_instruction(fake: FakeSummarizer) -> None:
+    msgs = [text_message("user", "hello " * 50), text_message("assistant", "ok")]
+    assert fake.summarize(msgs, "Summarize.") == FIXED_SUMMARY
+    c = fake.counter
+    assert fake.usage.calls == 1
+    assert fake.usage.input_tokens == c.count_messages(msgs) + c.count_text("Summarize.")
+    assert fake.usage.output_tokens == c.count_text(FIXED_SUMMARY)
+
+
+async def _asummarize(fake: FakeSummarizer) -> str:
+    return await fake.asummarize([text_message("user", "x")], "y")
+
+
+def test_asummarize_is_the_same_summarizer(fake: FakeSummarizer) -> None:
+    import asyncio
+
+    assert asyncio.run(_asummarize(fake)) == FIXED_SUMMARY
+    assert fake.usage.calls == 1
+
+
+def test_langchain_face_counts_what_it_was_sent(fake: FakeSummarizer) -> None:
+    pytest.importorskip("langchain_core")
+    from langchain_core.messages import HumanMessage
+
+    model = fake.as_langchain()
+    assert model is fake.as_langchain()
+    reply = model.invoke([HumanMessage(content="summarize this " * 30)])
+    assert reply.content == FIXED_SUMMARY
+    assert fake.usage.calls == 1 and fake.usage.input_tokens > 30
+
+
+def test_llamaindex_face_counts_chat_and_complete(fake: FakeSummarizer) -> None:
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.llms import ChatMessage
+
+    llm = fake.as_llamaindex()
+    reply = llm.chat([ChatMessage(role="user", content="summarize this " * 30)])
+    assert reply.message.content == FIXED_SUMMARY
+    assert llm.complete("a prompt").text == FIXED_SUMMARY
+    assert fake.usage.calls == 2
+    assert fake.usage.input_tokens == (
+        fake.counter.count_messages([text_message("user", "summarize this " * 30)])
+        + fake.counter.count_text("a prompt"))
