@@ -16,6 +16,7 @@ import tiktoken
 import tiktoken_ext.openai_public
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import neutral_conversations, openai_conversations
 
 from ctxmgr import tokens
 from ctxmgr.convert.openai import from_openai
@@ -37,7 +38,6 @@ from ctxmgr.tokens import (
     default_counter,
     encoding_name_for_model,
 )
-from strategies import neutral_conversations, openai_conversations
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 

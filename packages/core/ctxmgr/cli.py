@@ -66,7 +66,9 @@ def _describe(exc: BaseException) -> str:
 # Each entry: name -> (help, add_arguments(parser), run(args) -> exit code).
 # The run functions import their module lazily so `ctxmgr --help` stays fast.
 
-_Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+_AddArgs = Callable[[argparse.ArgumentParser], None]
+_Run = Callable[[argparse.Namespace], int]
+_Command = tuple[str, _AddArgs, _Run]
 _COMMANDS: dict[str, _Command] = {}
 
 

@@ -31,7 +31,9 @@ _FORMAT = "anthropic"
 
 
 def from_anthropic(
-    messages: Sequence[Mapping[str, Any]], *, system: str | Sequence[Mapping[str, Any]] | None = None
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    system: str | Sequence[Mapping[str, Any]] | None = None,
 ) -> list[Message]:
     """Read Anthropic messages (and the request's ``system`` parameter, if any).
 
