@@ -152,8 +152,16 @@ def _read_messages(path: str) -> list:
     from ctxmgr.convert import from_openai
     from ctxmgr.pairing import assert_valid_pairing
 
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    with open(path, "rb") as f:
+        blob = f.read()
+    try:
+        data = json.loads(blob.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: cannot be read as utf-8 text ({exc.reason} at byte "
+                         f"{exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} "
+                         f"column {exc.colno})") from None
     raw = data.get("messages") if isinstance(data, dict) else data
     if not isinstance(raw, list):
         raise UsageError(f"{path}: expected a list of messages or an object with a "
@@ -182,7 +190,8 @@ def _summarizer(spec: str) -> object | None:
     try:
         return LangChainSummarizer(init_chat_model(spec))
     except Exception as exc:  # provider packages raise many kinds of errors
-        raise UsageError(f"cannot create summarizer {spec!r}: {exc}") from None
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"cannot create summarizer {spec!r}: {first_line}") from None
 
 
 def _store(directory: str | None):
@@ -192,12 +201,31 @@ def _store(directory: str | None):
 
 
 def _write_json(data: object, out: str | None) -> None:
+    """Readable UTF-8 JSON; ``\\u`` escapes where the text holds lone surrogates (recorded
+    tool output can), and the file appears whole or not at all."""
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    if out:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=2) + "\n"
+    if not out:
         sys.stdout.write(text)
+        return
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(out))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ctxmgr-", suffix=".tmp")
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, out) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _compress_args(p: argparse.ArgumentParser) -> None:
