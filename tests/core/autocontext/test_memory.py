@@ -50,7 +50,8 @@ def two_rounds() -> list[Message]:
 
 
 def memory(**kw: object) -> AutoContextMemory:
-    cfg = kw.pop("config", None) or AutoContextConfig(max_tokens=12_000, last_keep=6)
+    cfg = kw.pop("config", None) or AutoContextConfig(max_tokens=12_000, target_ratio=0.3,
+                                                      last_keep=6)
     return AutoContextMemory(cfg, counter=C, **kw)  # type: ignore[arg-type]
 
 
