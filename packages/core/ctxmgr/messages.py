@@ -9,7 +9,7 @@ has no place for are kept in ``extra`` so that converting back is lossless.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, assert_never
@@ -203,13 +203,6 @@ def text_message(
         id=id or new_message_id(),
         metadata=metadata or _EMPTY,
     )
-
-
-def iter_blocks(messages: Iterable[Message]) -> Iterable[tuple[int, ContentBlock]]:
-    """Yield ``(message index, block)`` for every block of every message."""
-    for i, m in enumerate(messages):
-        for b in m.content:
-            yield i, b
 
 
 def block_to_dict(block: ContentBlock) -> dict[str, Any]:

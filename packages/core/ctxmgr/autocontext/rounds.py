@@ -66,9 +66,6 @@ class Layout:
         """No strategy touches this index or anything after it."""
         return self.in_flight.start if self.in_flight else self.size
 
-    def touchable(self, i: int) -> bool:
-        return i not in self.pinned and i < self.frozen_from
-
 
 def layout(
     messages: Sequence[Message], config: AutoContextConfig, counter: TokenCounter
