@@ -296,7 +296,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 def _demo(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ctxmgr.demo import render, run_demo, sparkline
+    from ctxmgr.demo import render, run_demo, sparkline, timeline
 
     if args.max_tokens < 1000:
         raise UsageError(f"--max-tokens must be at least 1000, got {args.max_tokens}")
@@ -312,13 +312,13 @@ def _demo(args: argparse.Namespace) -> int:
             report = run_demo(budget=args.max_tokens, path=path,
                               progress=lambda i, n: bar.update(task, completed=i, total=n))
     top = max(report.baseline)
-    print(render(report))
-    print("\ncontext size per model call (each column = a few calls, full height = "
-          f"{top:,} tokens):")
+    print(timeline(report))
+    print("\ncontext size per model call (full height = "
+          f"{top:,} tokens; the budget, {report.budget:,}, is "
+          f"{round(8 * report.budget / top)} of 8):")
     print(f"  without ctxmgr  {sparkline(report.baseline, top=top)}")
-    print(f"  with ctxmgr     {sparkline(report.managed, top=top)}")
-    budget_col = round(8 * report.budget / top)
-    print(f"  budget {report.budget:,} tokens = bar height {budget_col} of 8")
+    print(f"  with ctxmgr     {sparkline(report.managed, top=top)}\n")
+    print(render(report))
     return EXIT_OK
 
 # --- replay -----------------------------------------------------------------------------

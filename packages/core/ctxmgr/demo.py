@@ -32,6 +32,8 @@ class DemoReport:
     managed: list[int] = field(default_factory=list)
     """Prompt tokens per model call with ctxmgr."""
     strategies: Counter[str] = field(default_factory=Counter)
+    fired: dict[int, list[str]] = field(default_factory=dict)
+    """Model call index -> what compressed right before it ("tool_runs: 38 messages")."""
     pairing_violations: int = 0
     reload_checked: int = 0
     """Offloaded ranges reloaded and compared with the originals (all must match)."""
@@ -59,7 +61,10 @@ def run_demo(*, budget: int = 16_000, path: Path | None = None, progress=None) -
     for k, i in enumerate(calls):
         memory.add(messages[seen:i])
         seen = i
-        memory.compress_if_needed()
+        applied = [e for e in memory.compress_if_needed() if e.status == "applied"]
+        if applied:
+            report.fired[k] = [f"{e.name}: {len(e.replaced_ids)} message(s) -> offload "
+                               f"{e.offload_id[:8]}" for e in applied if e.offload_id]
         report.baseline.append(counter.count_messages(messages[:i]))
         report.managed.append(memory.tokens)
         report.pairing_violations += len(validate_pairing(memory.messages))
@@ -94,6 +99,17 @@ def render(report: DemoReport) -> str:
     ]
     return "\n".join(lines)
 
+
+
+def timeline(report: DemoReport, *, every: int = 10) -> str:
+    """Prompt size at every ``every``-th call and at every call a compression preceded."""
+    lines = [f"{'call':>5}  {'without ctxmgr':>14}  {'with ctxmgr':>11}  compression"]
+    for k, (base, managed) in enumerate(zip(report.baseline, report.managed, strict=True)):
+        if k % every and k not in report.fired and k != len(report.baseline) - 1:
+            continue
+        what = "; ".join(report.fired.get(k, []))
+        lines.append(f"{k + 1:>5}  {base:>14,}  {managed:>11,}  {what}")
+    return "\n".join(lines)
 
 
 def sparkline(values: list[int], *, top: int, width: int = 60) -> str:
