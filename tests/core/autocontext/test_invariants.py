@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from builders import dicts, expand
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import anthropic_conversations, neutral_conversations
@@ -42,22 +43,6 @@ Reload = Callable[[str], list[Message]]
 
 
 # ---------------------------------------------------------------- the invariants
-
-
-def dicts(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    return [message_to_dict(m) for m in messages]
-
-
-def expand(messages: Sequence[Message], reload: Reload) -> list[Message]:
-    """Every stand-in replaced by the messages its offload id reloads, recursively."""
-    out: list[Message] = []
-    for m in messages:
-        meta = m.metadata.get("ctxmgr")
-        if meta and meta.get("compressed"):
-            out.extend(expand(reload(meta["offload_id"]), reload))
-        else:
-            out.append(m)
-    return out
 
 
 def visible_tags(messages: Sequence[Message]) -> set[str]:

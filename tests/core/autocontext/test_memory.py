@@ -7,9 +7,12 @@ import asyncio
 import json
 import re
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
+import builders
 import pytest
+from builders import LARGE, C, dicts, expand
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
@@ -19,27 +22,15 @@ from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.autocontext.rounds import is_compressed, is_final_answer, layout
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError, OffloadNotFoundError
-from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, message_to_dict, text_message
+from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.files import FileStore
-from ctxmgr.tokens import ApproximateCounter
-
-C = ApproximateCounter()
-LARGE = 6000
-
 
 # ---------------------------------------------------------------- builders
 
-
-def group(key: str, chars: int) -> list[Message]:
-    return [Message(role="assistant", id=f"{key}.call", content=(
-                ToolUseBlock(id=key, name="bash", input={"command": f"cat {key}"}),)),
-            Message(role="tool", id=f"{key}.result", content=(
-                ToolResultBlock(tool_use_id=key, content=f"{key} out\n" + "r" * chars),))]
-
-
-def groups(prefix: str, n: int, chars: int) -> list[Message]:
-    return [m for k in range(n) for m in group(f"{prefix}{k}", chars)]
+# the tool groups these histories were sized with
+group = partial(builders.group, command="cat {key}", head="out")
+groups = partial(builders.groups, command="cat {key}", head="out")
 
 
 def two_rounds() -> list[Message]:
@@ -53,21 +44,6 @@ def memory(**kw: object) -> AutoContextMemory:
     cfg = kw.pop("config", None) or AutoContextConfig(max_tokens=12_000, target_ratio=0.3,
                                                       last_keep=6)
     return AutoContextMemory(cfg, counter=C, **kw)  # type: ignore[arg-type]
-
-
-def dicts(messages: Sequence[Message]) -> list[dict[str, object]]:
-    return [message_to_dict(m) for m in messages]
-
-
-def expand(messages: Sequence[Message], mem: AutoContextMemory) -> list[Message]:
-    out: list[Message] = []
-    for m in messages:
-        meta = m.metadata.get("ctxmgr")
-        if meta and meta.get("compressed"):
-            out.extend(expand(mem.reload(meta["offload_id"]), mem))
-        else:
-            out.append(m)
-    return out
 
 
 def reachable_ids(messages: Sequence[Message], mem: AutoContextMemory) -> set[str]:

@@ -8,8 +8,11 @@ import json
 import logging
 import re
 from collections.abc import Sequence
+from functools import partial
 
+import builders
 import pytest
+from builders import LARGE, SMALL, C, answer, dicts, expand, system, user
 
 from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
@@ -24,43 +27,18 @@ from ctxmgr.messages import (
     ToolResultBlock,
     ToolUseBlock,
     message_to_dict,
-    text_message,
 )
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.memory import InMemoryStore
-from ctxmgr.tokens import ApproximateCounter
 
-C = ApproximateCounter()
-LARGE = 6000
-SMALL = 100
 _UUID = re.compile(r"[0-9a-f]{32}")
 
 
 # ---------------------------------------------------------------- builders
 
-
-def system(text: str = "You are a coding agent.", id: str = "sys") -> Message:
-    return text_message("system", text, id=id)
-
-
-def user(text: str, id: str) -> Message:
-    return text_message("user", text, id=id)
-
-
-def answer(text: str, id: str) -> Message:
-    return text_message("assistant", text, id=id)
-
-
-def group(key: str, chars: int, *, name: str = "bash") -> list[Message]:
-    return [Message(role="assistant", id=f"{key}.call",
-                    content=(ToolUseBlock(id=key, name=name, input={"command": f"cat {key}"}),)),
-            Message(role="tool", id=f"{key}.result",
-                    content=(ToolResultBlock(tool_use_id=key,
-                                             content=f"{key} output\n" + "r" * chars),))]
-
-
-def groups(prefix: str, n: int, chars: int) -> list[Message]:
-    return [m for k in range(n) for m in group(f"{prefix}{k}", chars)]
+# the tool groups these histories were sized with
+group = partial(builders.group, command="cat {key}", head="output")
+groups = partial(builders.groups, command="cat {key}", head="output")
 
 
 def mixed_history() -> list[Message]:
@@ -71,22 +49,6 @@ def mixed_history() -> list[Message]:
               user(f"question {r + 2}", f"u{r + 2}")]
     h += [*groups("cur", 6, 3000)]
     return h
-
-
-def dicts(messages: Sequence[Message]) -> list[dict[str, object]]:
-    return [message_to_dict(m) for m in messages]
-
-
-def expand(messages: Sequence[Message], store: OffloadStore) -> list[Message]:
-    """Replace every stand-in by the messages it was made from, recursively."""
-    out: list[Message] = []
-    for m in messages:
-        meta = m.metadata.get("ctxmgr")
-        if meta and meta.get("compressed"):
-            out.extend(expand(store.load(meta["offload_id"]), store))
-        else:
-            out.append(m)
-    return out
 
 
 def run(messages: Sequence[Message], cfg: AutoContextConfig, *, summarizer: object | None = None,

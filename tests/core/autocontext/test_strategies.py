@@ -10,6 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from builders import (
+    LARGE,
+    SMALL,
+    C,
+    answer,
+    call,
+    dicts,
+    expand_one,
+    group,
+    groups,
+    result,
+    system,
+    user,
+)
+
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
@@ -20,58 +35,17 @@ from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import (
     Message,
-    TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     message_to_dict,
-    text_message,
 )
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.memory import InMemoryStore
-from ctxmgr.tokens import ApproximateCounter
 
-C = ApproximateCounter()
 BIG = 10**9
-LARGE = 6000  # characters: over the 5 KiB large-payload threshold
-SMALL = 100
 
 
 # ---------------------------------------------------------------- builders
-
-
-def system(text: str = "You are a coding agent.", id: str = "sys") -> Message:
-    return text_message("system", text, id=id)
-
-
-def user(text: str, id: str) -> Message:
-    return text_message("user", text, id=id)
-
-
-def answer(text: str, id: str) -> Message:
-    """A final assistant answer (no tool blocks)."""
-    return text_message("assistant", text, id=id)
-
-
-def call(cid: str, id: str, *, name: str = "bash", text: str = "",
-         args: dict[str, object] | None = None) -> Message:
-    blocks: list[TextBlock | ToolUseBlock] = [TextBlock(text=text)] if text else []
-    blocks.append(ToolUseBlock(id=cid, name=name, input=args or {"command": f"cat {cid}.py"}))
-    return Message(role="assistant", content=tuple(blocks), id=id)
-
-
-def result(cid: str, text: str, id: str, *, is_error: bool = False) -> Message:
-    return Message(role="tool", content=(ToolResultBlock(tool_use_id=cid, content=text,
-                                                         is_error=is_error),), id=id)
-
-
-def group(key: str, chars: int, *, name: str = "bash", text: str = "") -> list[Message]:
-    """One tool call and its result: ids ``key.call`` / ``key.result``, call id ``key``."""
-    return [call(key, f"{key}.call", name=name, text=text),
-            result(key, f"{key} output line\n" + "r" * chars, f"{key}.result")]
-
-
-def groups(prefix: str, n: int, chars: int) -> list[Message]:
-    return [m for k in range(n) for m in group(f"{prefix}{k}", chars)]
 
 
 def config(**kw: object) -> AutoContextConfig:
@@ -121,20 +95,8 @@ def by_id(messages: Sequence[Message]) -> dict[str, Message]:
     return {m.id: m for m in messages}
 
 
-def dicts(messages: Sequence[Message]) -> list[dict[str, object]]:
-    return [message_to_dict(m) for m in messages]
-
-
 def meta(m: Message) -> dict[str, object]:
     return dict(m.metadata["ctxmgr"])
-
-
-def expand_one(store: OffloadStore, m: Message) -> list[Message]:
-    """The original messages behind a stand-in, reloading nested stand-ins too."""
-    out: list[Message] = []
-    for x in store.load(str(meta(m)["offload_id"])):
-        out.extend(expand_one(store, x) if is_compressed(x) else [x])
-    return out
 
 
 # ================================================================= pins
@@ -168,7 +130,8 @@ def test_a_user_message_carrying_tool_results_is_not_a_user_turn() -> None:
 def test_tool_runs_select_the_oldest_run_of_more_than_six_tool_messages() -> None:
     h = [system(), user("task", "u1"), *groups("a", 4, LARGE), answer("a", "f1"),
          user("next", "u2"), *groups("b", 4, LARGE), answer("b", "f2"), user("last", "u3")]
-    assert spans(1, h, config()) == [(2, 10)]
+    # every qualifying run, oldest first: the pipeline applies the first that shrinks
+    assert spans(1, h, config()) == [(2, 10), (12, 20)]
 
 
 def test_tool_runs_start_on_a_tool_use_and_end_on_its_result() -> None:
@@ -445,7 +408,7 @@ def rounds_history(chars: int = LARGE) -> list[Message]:
 
 def test_previous_rounds_summarize_the_oldest_finished_round_keeping_its_user_message() -> None:
     h = rounds_history()
-    assert spans(4, h, config()) == [(2, 7)]
+    assert spans(4, h, config()) == [(2, 7), (8, 13)]  # each round, oldest first
     res, store = only(4, h[:8], config())  # one finished round, then the latest user
     assert [m.id for m in res.messages] == ["sys", "u1", "a0.call", "u2"]
     summary = res.messages[2]
@@ -486,7 +449,7 @@ def test_previous_rounds_skip_the_latest_round() -> None:
 def test_previous_rounds_join_small_rounds_until_worth_a_summary() -> None:
     h = [system(), user("task", "u1"), *groups("a", 2, SMALL), answer("one", "f1"),
          user("second", "u2"), *groups("b", 2, LARGE), answer("two", "f2"), user("third", "u3")]
-    assert spans(4, h, config(min_compression_tokens=0)) == [(2, 7)]
+    assert spans(4, h, config(min_compression_tokens=0)) == [(2, 7), (8, 13)]
     # round two (~3,050 tokens) is big enough alone: it keeps its user message
     assert spans(4, h, config(min_compression_tokens=3000)) == [(8, 13)]
     small_first = [system(), user("task", "u1"), *groups("a", 2, SMALL), answer("one", "f1"),

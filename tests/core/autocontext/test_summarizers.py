@@ -7,8 +7,11 @@ import asyncio
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 
+import builders
 import pytest
+from builders import LARGE, C, dicts, expand
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore, offload_tag
@@ -25,26 +28,18 @@ from ctxmgr.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    message_to_dict,
     text_message,
 )
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.memory import InMemoryStore
-from ctxmgr.tokens import ApproximateCounter
 
-C = ApproximateCounter()
 TIMEOUT = 0.2
-LARGE = 6000
 
 
 # ---------------------------------------------------------------- builders
 
-
-def group(key: str, chars: int, *, command: str | None = None) -> list[Message]:
-    return [Message(role="assistant", id=f"{key}.call", content=(
-                ToolUseBlock(id=key, name="bash", input={"command": command or f"cat {key}"}),)),
-            Message(role="tool", id=f"{key}.result", content=(
-                ToolResultBlock(tool_use_id=key, content=f"{key} first line\n" + "r" * chars),))]
+# the tool groups these histories were sized with
+group = partial(builders.group, command="cat {key}", head="first line")
 
 
 def history() -> list[Message]:
@@ -64,21 +59,6 @@ def config() -> AutoContextConfig:
     return AutoContextConfig(max_tokens=24_000, token_ratio=0.5, target_ratio=0.3,
                              last_keep=4, min_compression_tokens=0,
                              summary_timeout_s=TIMEOUT)
-
-
-def dicts(messages: Sequence[Message]) -> list[dict[str, object]]:
-    return [message_to_dict(m) for m in messages]
-
-
-def expand(messages: Sequence[Message], store: OffloadStore) -> list[Message]:
-    out: list[Message] = []
-    for m in messages:
-        meta = m.metadata.get("ctxmgr")
-        if meta and meta.get("compressed"):
-            out.extend(expand(store.load(meta["offload_id"]), store))
-        else:
-            out.append(m)
-    return out
 
 
 def assert_valid_and_loss_free(res: CompressionResult, original: Sequence[Message],

@@ -41,9 +41,14 @@ class OffloadStore:
         self.store = store
         self.namespace = Namespace(project, session, "offload")
 
-    def save(self, messages: Sequence[Message]) -> str:
-        """Write ``messages`` under a fresh id and return the id."""
-        offload_id = uuid.uuid4().hex
+    @staticmethod
+    def new_id() -> str:
+        """A fresh offload id (32 hex digits)."""
+        return uuid.uuid4().hex
+
+    def save(self, messages: Sequence[Message], offload_id: str | None = None) -> str:
+        """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id."""
+        offload_id = offload_id or self.new_id()
         blob = {"id": offload_id, "messages": [message_to_dict(m) for m in messages]}
         self.store.put(self.namespace, f"{offload_id}.json",
                        json.dumps(blob).encode("ascii"))  # \u escapes keep lone surrogates

@@ -76,6 +76,7 @@ def _plan_and_apply(
         return CompressionResult(work, [], tokens, False)
     events: list[CompressionEvent] = []
     target, count_goal = config.target_tokens, _count_goal(config)
+    rejected: set[tuple[int, str, str, int]] = set()  # plans whose stand-in was no smaller
 
     def done() -> bool:
         return tokens <= target and len(work) <= count_goal
@@ -100,8 +101,11 @@ def _plan_and_apply(
             for plan in strategy.plan(ctx):
                 if done() or idle(n):
                     break
-                started = time.perf_counter()
                 original = work[plan.start:plan.end]
+                key = (n, original[0].id, original[-1].id, len(original))
+                if key in rejected:
+                    continue
+                started = time.perf_counter()
                 summary, s_in, s_out = None, 0, 0
                 if plan.instruction is not None:
                     sent = clip_for_summary(original, config.summary_input_chars)
@@ -119,10 +123,12 @@ def _plan_and_apply(
                         break
                     summary, s_out = outcome.text, counter.count_text(outcome.text)
                 old = sum(counter.count(m) for m in original)
-                if sum(counter.count(m) for m in plan.build(summary, "0" * 32)) >= old:
-                    continue  # the stand-in would not be smaller: leave the originals
-                offload_id = offload.save(original)
+                offload_id = offload.new_id()
                 stand_in = plan.build(summary, offload_id)
+                if sum(counter.count(m) for m in stand_in) >= old:
+                    rejected.add(key)
+                    continue  # the stand-in would not be smaller: leave the originals
+                offload.save(original, offload_id)
                 work[plan.start:plan.end] = stand_in
                 before, tokens = tokens, tokens - old + sum(counter.count(m) for m in stand_in)
                 event = CompressionEvent(

@@ -25,6 +25,7 @@ class PreviousRounds:
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config
+        plans: list[Plan] = []  # every span worth a summary, oldest first
         span: tuple[int, int] | None = None  # (first message, end) of the span being grown
         tokens = 0
         for user, final in lay.rounds:
@@ -42,8 +43,9 @@ class PreviousRounds:
             else:
                 span, tokens = (start, end), own
             if tokens >= cfg.min_range_tokens and self._worth(ctx, *span):
-                return [self._plan(ctx, *span)]
-        return []
+                plans.append(self._plan(ctx, *span))
+                span, tokens = None, 0
+        return plans
 
     @staticmethod
     def _worth(ctx: StrategyContext, start: int, end: int) -> bool:

@@ -25,6 +25,7 @@ class ToolRuns:
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay = ctx.layout
         boundary = min(lay.tail_start, lay.frozen_from)
+        plans: list[Plan] = []  # every qualifying run, oldest first
         run: list[tuple[int, int]] = []  # consecutive whole groups (or earlier run summaries)
         for g in _units(ctx.messages, lay.groups):
             usable = g.end <= boundary and not any(
@@ -32,32 +33,30 @@ class ToolRuns:
             if usable and (not run or run[-1][1] == g.start):
                 run.append((g.start, g.end))
                 continue
-            found = self._accept(ctx, run)
-            if found:
-                return [found]
+            plans.extend(self._accept(ctx, run))
             run = [(g.start, g.end)] if usable else []
-        found = self._accept(ctx, run)
-        return [found] if found else []
+        plans.extend(self._accept(ctx, run))
+        return plans
 
-    def _accept(self, ctx: StrategyContext, run: list[tuple[int, int]]) -> Plan | None:
+    def _accept(self, ctx: StrategyContext, run: list[tuple[int, int]]) -> list[Plan]:
         if not run:
-            return None
+            return []
         start, end = run[0][0], run[-1][1]
         if end - start <= ctx.config.min_consecutive_tool_messages:
-            return None
+            return []
         if all(_is_run_summary(m) for m in ctx.messages[start:end]):
-            return None
+            return []
         tokens = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
         if tokens < ctx.config.min_range_tokens:
-            return None
+            return []
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
                                     strategy=self.number),)
 
-        return Plan(strategy=self.number, start=start, end=end, build=build,
-                    instruction=ctx.config.tool_run_prompt)
+        return [Plan(strategy=self.number, start=start, end=end, build=build,
+                     instruction=ctx.config.tool_run_prompt)]
 
 
 def _is_run_summary(m: Message) -> bool:
