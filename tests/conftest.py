@@ -7,8 +7,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+
+# CI explores the same examples on every run, so a red build is reproducible; local runs
+# keep exploring new ones (and remember failures in .hypothesis/).
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
 SHARED = Path(os.environ.get("CTXMGR_TRAJECTORIES",
