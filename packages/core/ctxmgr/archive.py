@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from ctxmgr.errors import ConfigError
-from ctxmgr.messages import Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import ContentBlock, Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.prompts import ARCHIVE_TOOL_DESCRIPTION, ToolSpec
 
 __all__ = [
@@ -395,7 +395,7 @@ def render_archived(messages: Iterable[Message], state: ArchiveState) -> list[Me
         if m.id not in message_ids:
             out.append(m)
             continue
-        blocks = []
+        blocks: list[ContentBlock] = []
         touched = False
         for b in m.content:
             if isinstance(b, ToolResultBlock) and (m.id, b.tool_use_id) in wanted:

@@ -73,6 +73,7 @@ def run_demo(*, budget: int = 16_000, path: Path | None = None, progress=None) -
     originals = {m.id: message_to_dict(m) for m in messages}
     for event in memory.events:
         if event.status == "applied":
+            assert event.offload_id is not None, "an applied event names its offload"
             report.strategies[event.name] += 1
             restored = [message_to_dict(m) for m in memory.reload(event.offload_id)]
             # a range may hold earlier stand-ins; compare those that are originals

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ctxmgr.autocontext.pipeline import CompressionResult
     from ctxmgr.pairing import PairingViolation
 
 __all__ = [
@@ -106,7 +107,9 @@ class StoreError(CtxmgrError, OSError):
 class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
-    def __init__(self, *, tokens: int, limit: int, partial: object | None = None) -> None:
+    def __init__(
+        self, *, tokens: int, limit: int, partial: CompressionResult | None = None
+    ) -> None:
         self.tokens = tokens
         self.limit = limit
         self.excess = tokens - limit

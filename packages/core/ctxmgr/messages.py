@@ -240,6 +240,7 @@ def block_from_dict(d: Mapping[str, Any]) -> ContentBlock:
                                 raw_input=d.get("raw_input"), extra=extra)
         case "tool_result":
             content = d["content"]
+            # parts written by block_to_dict from a ToolResultBlock: text or opaque only
             parts = content if isinstance(content, str) else tuple(
                 block_from_dict(b) for b in content)
             return ToolResultBlock(tool_use_id=d["tool_use_id"], content=parts,  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from ctxmgr.errors import ConfigError
 
@@ -52,6 +53,14 @@ def parse_bool(value: object, *, name: str) -> bool:
 
 def _default_home() -> Path:
     return Path.home() / ".ctxmgr"
+
+
+class _Resolved(TypedDict, total=False):
+    """The :class:`Settings` fields a source gave; the rest keep their defaults."""
+
+    message_archiving: bool
+    memo: bool
+    home: Path
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,25 +114,30 @@ class Settings:
         env = os.environ if environ is None else environ
         dotenv = _read_dotenv(dotenv_path) if use_dotenv else {}
 
-        def pick(arg: object, name: str) -> tuple[object, str] | None:
-            if arg is not None and arg != "":
-                return arg, name.removeprefix("CTXMGR_").lower()
+        def from_env(name: str) -> tuple[str, str] | None:
+            """``name``'s value and where it came from: the environment, else ``.env``."""
             if env.get(name):
                 return env[name], name
             if dotenv.get(name):
                 return dotenv[name], f"{name} (in {dotenv_path or '.env'})"
             return None
 
-        values: dict[str, object] = {}
-        for key, arg, name in (("message_archiving", message_archiving, ENV_MESSAGE_ARCHIVING),
-                               ("memo", memo, ENV_MEMO)):
-            found = pick(arg, name)
-            if found is not None:
-                values[key] = parse_bool(found[0], name=found[1])
-        found_home = pick(home, ENV_HOME)
-        if found_home is not None:
-            values["home"] = Path(os.fspath(found_home[0])).expanduser()  # type: ignore[arg-type]
-        return cls(**values)  # type: ignore[arg-type]
+        def switch(arg: bool | str | None, name: str) -> bool | None:
+            if arg is not None and arg != "":
+                return parse_bool(arg, name=name.removeprefix("CTXMGR_").lower())
+            found = from_env(name)
+            return None if found is None else parse_bool(found[0], name=found[1])
+
+        values: _Resolved = {}
+        if (archiving := switch(message_archiving, ENV_MESSAGE_ARCHIVING)) is not None:
+            values["message_archiving"] = archiving
+        if (memo_on := switch(memo, ENV_MEMO)) is not None:
+            values["memo"] = memo_on
+        if home is not None and home != "":
+            values["home"] = Path(os.fspath(home)).expanduser()
+        elif (found_home := from_env(ENV_HOME)) is not None:
+            values["home"] = Path(found_home[0]).expanduser()
+        return cls(**values)
 
 
 def _read_dotenv(path: str | os.PathLike[str] | None) -> dict[str, str]:

@@ -134,7 +134,7 @@ class AutoContextConfig:
 
 def _iterable(value: object) -> bool:
     try:
-        iter(value)  # type: ignore[call-overload]
+        iter(value)  # type: ignore[call-overload]  # probing any object is the point
     except TypeError:
         return False
     return True

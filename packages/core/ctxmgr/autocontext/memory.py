@@ -174,13 +174,12 @@ class AutoContextMemory:
     def from_json(cls, data: dict[str, Any] | str, **kwargs: Any) -> AutoContextMemory:
         """Rebuild from :meth:`to_json` output; ``kwargs`` as for the constructor
         (pass the same ``store``, ``project`` and ``session`` to keep reload working)."""
-        if isinstance(data, str):
-            data = json.loads(data)
+        state: dict[str, Any] = json.loads(data) if isinstance(data, str) else data
         memory = cls(**kwargs)
-        memory._working = [message_from_dict(d) for d in data["working"]]
-        memory._originals = [message_from_dict(d) for d in data["originals"]]
+        memory._working = [message_from_dict(d) for d in state["working"]]
+        memory._originals = [message_from_dict(d) for d in state["originals"]]
         memory._events = [CompressionEvent(**{**e, "replaced_ids": tuple(e["replaced_ids"])})
-                          for e in data.get("events", [])]
+                          for e in state.get("events", [])]
         memory._tally.reset(memory._working)
         return memory
 

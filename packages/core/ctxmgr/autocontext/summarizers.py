@@ -104,7 +104,8 @@ def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Messag
                 case ToolResultBlock() if len(b.text) > max_chars:
                     b = replace(b, content=cut(b.text))
                 case ToolUseBlock():
-                    b = replace(b, input=cut_value(b.input), raw_input=None)
+                    b = replace(b, input={k: cut_value(v) for k, v in b.input.items()},
+                                raw_input=None)
                 case _:
                     pass
             blocks.append(b)
@@ -192,8 +193,8 @@ def summarize_safely(
     def run() -> None:
         try:
             if hasattr(summarizer, "summarize"):
-                box["text"] = summarizer.summarize(messages, instruction)  # type: ignore[attr-defined]
-            else:
+                box["text"] = summarizer.summarize(messages, instruction)
+            else:  # duck-typed: no ``summarize``, so it must be async-only
                 box["text"] = asyncio.run(
                     summarizer.asummarize(messages, instruction))  # type: ignore[attr-defined]
         except BaseException as exc:  # noqa: BLE001 - any failure means "skip"

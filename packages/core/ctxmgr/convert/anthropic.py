@@ -187,7 +187,7 @@ def _plain(m: Message) -> bool:
 
 def _block_out(b: ContentBlock) -> dict[str, Any]:
     if isinstance(b, TextBlock):
-        d = {"type": "text", "text": b.text, **thaw(b.extra.get(_FORMAT, {}))}
+        d: dict[str, Any] = {"type": "text", "text": b.text, **thaw(b.extra.get(_FORMAT, {}))}
         # OpenAI-compatible gateways carry Anthropic's cache_control on text parts
         cache = b.extra.get("openai", {}).get("cache_control")
         if cache is not None and "cache_control" not in d:
@@ -198,7 +198,7 @@ def _block_out(b: ContentBlock) -> dict[str, Any]:
                 **thaw(b.extra.get(_FORMAT, {}))}
     if isinstance(b, ToolResultBlock):
         extra = thaw(b.extra.get(_FORMAT, {}))
-        d: dict[str, Any] = {"type": "tool_result", "tool_use_id": b.tool_use_id}
+        d = {"type": "tool_result", "tool_use_id": b.tool_use_id}
         if extra.pop("_content", None) != "absent" or b.content:
             d["content"] = (b.content if isinstance(b.content, str)
                             else [_block_out(p) for p in b.content])

@@ -17,6 +17,7 @@ from ctxmgr.messages import (
     ContentBlock,
     Message,
     OpaqueBlock,
+    Role,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -26,8 +27,8 @@ from ctxmgr.messages import (
 __all__ = ["from_openai", "to_openai"]
 
 _FORMAT = "openai"
-_ROLE_IN = {"system": "system", "developer": "system", "user": "user",
-            "assistant": "assistant", "tool": "tool"}
+_ROLE_IN: dict[str, Role] = {"system": "system", "developer": "system", "user": "user",
+                             "assistant": "assistant", "tool": "tool"}
 _KNOWN = ("role", "content", "tool_calls", "tool_call_id")
 
 
@@ -110,7 +111,7 @@ def _message_in(raw: Any, index: int, ids: StableIds) -> Message:
                 extra["tool_calls"] = "empty"
             content.extend(_tool_call_in(c, index) for c in calls)
     return Message(
-        role=role,  # type: ignore[arg-type]
+        role=role,
         content=tuple(content),
         id=ids(raw),
         extra={_FORMAT: extra} if extra else {},

@@ -17,7 +17,7 @@ from typing import Protocol
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.offload import compressed_metadata, offload_tag
 from ctxmgr.autocontext.rounds import Layout
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock
+from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
 
 __all__ = ["Plan", "Strategy", "StrategyContext", "message_chars", "summary_message"]
@@ -88,7 +88,7 @@ def with_text_replaced(m: Message, text: str, offload_id: str, *, strategy: int)
     Tool calls, result ids and opaque blocks stay as they are, so pairing holds.
     """
     tagged = f"{text}\n{offload_tag(offload_id)}"
-    blocks = []
+    blocks: list[ContentBlock] = []
     text_done = False
     for b in m.content:
         if isinstance(b, TextBlock):

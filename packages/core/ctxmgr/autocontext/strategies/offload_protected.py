@@ -12,7 +12,7 @@ from dataclasses import replace
 from ctxmgr.autocontext.offload import compressed_metadata, offload_tag
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 __all__ = ["OffloadProtected", "offload_plans", "previewed"]
 
@@ -24,7 +24,7 @@ def previewed(m: Message, offload_id: str, *, chars: int, strategy: int) -> Mess
     def cut(text: str) -> str:
         return f"{text[:chars]}...\n{tag}"
 
-    blocks = []
+    blocks: list[ContentBlock] = []
     for b in m.content:
         if isinstance(b, TextBlock):
             blocks.append(replace(b, text=cut(b.text)))

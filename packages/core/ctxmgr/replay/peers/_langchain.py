@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
+    AnyMessage,
     BaseMessage,
     HumanMessage,
     SystemMessage,
@@ -34,6 +35,7 @@ from ctxmgr.messages import (
     ContentBlock,
     Message,
     OpaqueBlock,
+    Role,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -42,6 +44,9 @@ from ctxmgr.messages import (
 from ctxmgr.tokens import TokenCounter
 
 __all__ = ["FakeSummaryChatModel", "LangChainConverter"]
+
+_LcContent: TypeAlias = str | list[str | dict[str, Any]]
+"""What a LangChain message's ``content`` holds: text, or a list of parts."""
 
 
 def _content_key(content: Any) -> Any:
@@ -76,18 +81,17 @@ class LangChainConverter:
 
     # --- neutral -> LangChain ------------------------------------------------------
 
-    def to_langchain(self, m: Message) -> list[BaseMessage]:
+    def to_langchain(self, m: Message) -> list[AnyMessage]:
         """One neutral message as LangChain messages (several tool results -> several)."""
-        out: list[BaseMessage] = []
+        out: list[AnyMessage] = []
         if m.role == "tool" or m.tool_results:
             results = m.tool_results
             for k, r in enumerate(results):
-                content = r.content if isinstance(r.content, str) else [
+                content: _LcContent = r.content if isinstance(r.content, str) else [
                     _part(b) for b in r.content]
-                lc = ToolMessage(content=content, tool_call_id=r.tool_use_id,
-                                 id=m.id if k == 0 else f"{m.id}#{k}",
-                                 status="error" if r.is_error else "success")
-                out.append(lc)
+                out.append(ToolMessage(content=content, tool_call_id=r.tool_use_id,
+                                       id=m.id if k == 0 else f"{m.id}#{k}",
+                                       status="error" if r.is_error else "success"))
             rest = [b for b in m.content if not isinstance(b, ToolResultBlock)]
             if rest:
                 out.append(HumanMessage(content=_content(rest), id=f"{m.id}#text"))
@@ -95,7 +99,7 @@ class LangChainConverter:
                 self._remember(out[0], m)
             return out
         content = _content([b for b in m.content if not isinstance(b, ToolUseBlock)])
-        lc: BaseMessage
+        lc: AnyMessage
         if m.role == "system":
             lc = SystemMessage(content=content, id=m.id)
         elif m.role == "user":
@@ -111,7 +115,7 @@ class LangChainConverter:
         self._cache[_key(lc)] = m
         self._made[id(lc)] = (lc, lc.content, m)
 
-    def to_langchain_all(self, messages: Iterable[Message]) -> list[BaseMessage]:
+    def to_langchain_all(self, messages: Iterable[Message]) -> list[AnyMessage]:
         return [lc for m in messages for lc in self.to_langchain(m)]
 
     # --- LangChain -> neutral ------------------------------------------------------
@@ -153,7 +157,7 @@ def _part(b: ContentBlock) -> dict[str, Any]:
     raise AssertionError(f"unexpected block {b.type}")
 
 
-def _content(blocks: Sequence[ContentBlock]) -> str | list[Any]:
+def _content(blocks: Sequence[ContentBlock]) -> _LcContent:
     if all(isinstance(b, TextBlock) for b in blocks):
         return "\n".join(b.text for b in blocks if isinstance(b, TextBlock))
     return [_part(b) for b in blocks]
@@ -188,8 +192,8 @@ def _from_langchain(lc: BaseMessage) -> Message:
         blocks.extend(ToolUseBlock(id=c.get("id") or "", name=c["name"], input=c["args"])
                       for c in lc.tool_calls)
         return Message(role="assistant", content=tuple(blocks), **kw)
-    role = {"system": "system", "human": "user"}.get(lc.type, "user")
-    return Message(role=role, content=tuple(_blocks(lc.content)), **kw)  # type: ignore[arg-type]
+    role: Role = "system" if lc.type == "system" else "user"
+    return Message(role=role, content=tuple(_blocks(lc.content)), **kw)
 
 
 class FakeSummaryChatModel(BaseChatModel):

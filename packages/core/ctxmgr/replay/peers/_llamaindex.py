@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, cast
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -38,6 +38,7 @@ from llama_index.core.llms.custom import CustomLLM
 from ctxmgr.messages import (
     ContentBlock,
     Message,
+    Role,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
@@ -50,9 +51,9 @@ __all__ = ["FakeSummaryLLM", "LlamaIndexConverter", "TokenizerFn"]
 
 _ROLE_OUT = {"system": MessageRole.SYSTEM, "user": MessageRole.USER,
              "assistant": MessageRole.ASSISTANT, "tool": MessageRole.TOOL}
-_ROLE_IN = {"system": "system", "developer": "system", "user": "user",
-            "assistant": "assistant", "tool": "tool", "chatbot": "assistant",
-            "model": "assistant", "function": "tool"}
+_ROLE_IN: dict[str, Role] = {
+    "system": "system", "developer": "system", "user": "user", "assistant": "assistant",
+    "tool": "tool", "chatbot": "assistant", "model": "assistant", "function": "tool"}
 
 
 class TokenizerFn:
@@ -77,16 +78,22 @@ class TokenizerFn:
             n = self._memo[text] = self.counter.count_text(text)
         return range(n)
 
+    def as_llamaindex(self) -> Callable[[str], list[Any]]:
+        """This tokenizer, typed as LlamaIndex's ``tokenizer_fn`` parameters are."""
+        # cast: LlamaIndex annotates tokenizer_fn as returning a list, but its memories
+        # only ever take len() of the result, so the range above serves (see class doc).
+        return cast("Callable[[str], list[Any]]", self)
 
-def _role(msg: ChatMessage) -> str:
+
+def _role(msg: ChatMessage) -> Role:
     role = msg.role.value if isinstance(msg.role, MessageRole) else str(msg.role)
     return _ROLE_IN.get(role, "user")
 
 
 def _calls(msg: ChatMessage) -> list[tuple[str, str, Any]]:
     """(id, name, arguments) of every tool call, from blocks or additional_kwargs."""
-    out = [(b.tool_call_id or "", b.tool_name, b.tool_kwargs)
-           for b in msg.blocks if isinstance(b, ToolCallBlock)]
+    out: list[tuple[str, str, Any]] = [(b.tool_call_id or "", b.tool_name, b.tool_kwargs)
+                                       for b in msg.blocks if isinstance(b, ToolCallBlock)]
     for call in msg.additional_kwargs.get("tool_calls") or ():
         fn = call.get("function", {}) if isinstance(call, dict) else {}
         out.append((str(call.get("id", "")), str(fn.get("name", "")), fn.get("arguments")))
@@ -166,8 +173,8 @@ def from_llamaindex(msg: ChatMessage) -> Message:
                                    input=args if isinstance(args, dict) else {"_": args},
                                    raw_input=raw if isinstance(raw, str) else None))
     if not blocks:
-        return text_message(role, "")  # type: ignore[arg-type]
-    return Message(role=role, content=tuple(blocks))  # type: ignore[arg-type]
+        return text_message(role, "")
+    return Message(role=role, content=tuple(blocks))
 
 
 class FakeSummaryLLM(CustomLLM):

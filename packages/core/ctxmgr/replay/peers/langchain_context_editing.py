@@ -21,7 +21,7 @@ from langchain.agents.middleware.context_editing import (
     ContextEditingMiddleware,
 )
 from langchain.agents.middleware.types import ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage
 
 from ctxmgr.messages import Message
 from ctxmgr.replay.peers._langchain import LangChainConverter
@@ -47,7 +47,7 @@ class LangChainContextEditingPolicy(IncrementalPolicy):
             token_counter=self.converter.count,
         )
         self.model = context.summarizer.as_langchain()  # never called: the handler answers
-        self.state: list[BaseMessage] = []
+        self.state: list[AnyMessage] = []
         self._system_message: SystemMessage | None = None
 
     def reset(self) -> None:
@@ -60,7 +60,9 @@ class LangChainContextEditingPolicy(IncrementalPolicy):
         new = self.take_new(history)
         if self._system_message is None and self.system:
             # ModelRequest holds one system message; further leading ones stay in line.
-            self._system_message = self.converter.to_langchain(self.system[0])[0]  # type: ignore[assignment]
+            first = self.converter.to_langchain(self.system[0])[0]
+            assert isinstance(first, SystemMessage), "a system message converts to one"
+            self._system_message = first
             self.state[:0] = self.converter.to_langchain_all(self.system[1:])
         self.state.extend(self.converter.to_langchain_all(new))
         request = ModelRequest(model=self.model, messages=list(self.state),

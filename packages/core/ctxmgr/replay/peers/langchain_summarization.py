@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from langchain.agents.middleware.summarization import SummarizationMiddleware
-from langchain_core.messages import BaseMessage
-from langgraph.graph.message import add_messages
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import Messages, add_messages
 from langgraph.runtime import Runtime
 
 from ctxmgr.messages import Message
@@ -48,7 +48,7 @@ class LangChainSummarizationPolicy(IncrementalPolicy):
             token_counter=self.converter.count,
         )
         self.runtime: Runtime[Any] = Runtime(context=None)
-        self.state: list[BaseMessage] = []
+        self.state: list[AnyMessage] = []
 
     def reset(self) -> None:
         super().reset()
@@ -60,7 +60,11 @@ class LangChainSummarizationPolicy(IncrementalPolicy):
         start = time.perf_counter()
         update = self.middleware.before_model({"messages": self.state}, self.runtime)
         if update and "messages" in update:
-            self.state = add_messages(self.state, update["messages"])
+            # cast: langgraph types add_messages as Messages -> Messages (an invariant list
+            # of any message-like value, or one such value); it takes any list of messages
+            # and always returns a list of messages, which is what the state holds.
+            merged = add_messages(cast("Messages", self.state), update["messages"])
+            self.state = cast("list[AnyMessage]", merged)
         seconds = time.perf_counter() - start
         prompt = (*self.system, *self.converter.to_neutral_all(self.state))
         return PolicyResult(messages=prompt, events=("summarize",) if update else (),

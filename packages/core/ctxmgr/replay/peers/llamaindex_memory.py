@@ -44,7 +44,8 @@ class LlamaIndexMemoryPolicy(IncrementalPolicy):
     def _new_memory(self) -> Memory:
         return Memory.from_defaults(session_id=f"replay-{uuid.uuid4().hex}",
                                     token_limit=self.context.budget,
-                                    tokenizer_fn=self.tokenizer, chat_store=self.store)
+                                    tokenizer_fn=self.tokenizer.as_llamaindex(),
+                                    chat_store=self.store)
 
     def reset(self) -> None:
         super().reset()

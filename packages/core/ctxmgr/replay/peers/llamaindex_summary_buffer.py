@@ -40,7 +40,8 @@ class LlamaIndexSummaryBufferPolicy(IncrementalPolicy):
 
     def _new_memory(self) -> ChatSummaryMemoryBuffer:
         return ChatSummaryMemoryBuffer.from_defaults(
-            llm=self.llm, token_limit=self.context.budget, tokenizer_fn=self.tokenizer)
+            llm=self.llm, token_limit=self.context.budget,
+            tokenizer_fn=self.tokenizer.as_llamaindex())
 
     def reset(self) -> None:
         super().reset()
