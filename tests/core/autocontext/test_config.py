@@ -79,13 +79,22 @@ def test_on_a_large_window_the_thresholds_are_the_configured_ones() -> None:
     assert cfg.min_range_tokens == 5000
 
 
-@pytest.mark.parametrize(("max_tokens", "large_chars", "min_range_tokens"),
-                         [(4000, 1000, 800), (16_000, 4000, 3200), (20_480, 5120, 4096),
-                          (25_000, 5120, 5000)])
-def test_small_windows_scale_the_large_and_worth_summarizing_thresholds_down(
-        max_tokens: int, large_chars: int, min_range_tokens: int) -> None:
+@pytest.mark.parametrize(("max_tokens", "large_chars", "preview_chars", "min_range_tokens"),
+                         [(4000, 500, 50, 800), (16_000, 2000, 200, 3200),
+                          (20_480, 2560, 200, 4096), (25_000, 3125, 200, 5000),
+                          (40_960, 5120, 200, 5000)])
+def test_small_windows_scale_the_large_preview_and_worth_summarizing_thresholds_down(
+        max_tokens: int, large_chars: int, preview_chars: int, min_range_tokens: int) -> None:
     cfg = AutoContextConfig(max_tokens=max_tokens)
-    assert (cfg.large_chars, cfg.min_range_tokens) == (large_chars, min_range_tokens)
+    assert (cfg.large_chars, cfg.preview_chars, cfg.min_range_tokens) == (
+        large_chars, preview_chars, min_range_tokens)
+
+
+def test_cached_token_price_defaults_to_a_tenth_and_none_turns_the_gate_off() -> None:
+    assert AutoContextConfig().cached_token_price == 0.1
+    assert AutoContextConfig(cached_token_price=None).cached_token_price is None
+    with pytest.raises(ConfigError, match="cached_token_price must be in"):
+        AutoContextConfig(cached_token_price=0)
 
 
 def test_every_field_is_overridable() -> None:

@@ -308,7 +308,7 @@ def test_custom_prompts_reach_the_summarizer(strategy: int, field: str, expected
     prompt = "PROMPT 6 at {ratio}" if strategy == 6 else f"PROMPT {strategy}"
     cfg = AutoContextConfig(max_tokens=10**9, token_ratio=1e-9, target_ratio=1e-9,
                             last_keep=0, min_compression_tokens=0, large_payload_threshold=1000,
-                            **{field: prompt},
+                            cached_token_price=None, **{field: prompt},
                             disabled_strategies=set(range(1, 7)) - {strategy})
     summarizer = Recording()
     run(mixed_history(), cfg, summarizer=summarizer, force=True)
@@ -360,3 +360,67 @@ def test_a_lone_surrogate_in_an_offloaded_message_reloads_exactly() -> None:
     res, store, _ = run(h, AutoContextConfig(max_tokens=2000, last_keep=0))
     assert [e.replaced_ids for e in res.events] == [("t",)]
     assert dicts(store.load(str(res.events[0].offload_id))) == dicts([h[3]])
+
+
+# ================================================================= payback gate
+
+
+def gate_history() -> list[Message]:
+    """A long single-task run of 8 tool groups of ~1,000-token results (never "large")."""
+    return [system(), user("task", "u1"), *groups("g", 8, 3800)]
+
+
+def gate_config(**kw: object) -> AutoContextConfig:
+    # trigger 6,000 / window 10,000: the ~7,700-token history is over the trigger only
+    base: dict[str, object] = {"max_tokens": 10_000, "last_keep": 2,
+                               "min_compression_tokens": 0, "disabled_strategies": {2, 3}}
+    base.update(kw)
+    return AutoContextConfig(**base)  # type: ignore[arg-type]
+
+
+def test_a_summary_the_window_does_not_need_is_skipped_when_it_would_not_pay() -> None:
+    h, cfg, summarizer = gate_history(), gate_config(), Recording()
+    assert cfg.trigger_tokens <= C.count_messages(h) <= cfg.max_tokens
+    res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                   summarizer=summarizer, model_calls=1)
+    # one model call so far: removing ~6,000 cached tokens saves ~540 later, the summary
+    # costs ~1,800 now, so no summarizer call and nothing changes
+    assert summarizer.calls == [] and res.events == [] and res.messages == h
+
+
+def test_the_same_summary_is_made_once_the_run_is_long_enough_to_repay_it() -> None:
+    h, cfg, summarizer = gate_history(), gate_config(), Recording()
+    res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                   summarizer=summarizer, model_calls=40)
+    assert [e.strategy for e in res.events] == [1] and len(summarizer.calls) == 1
+    assert res.tokens <= cfg.target_tokens
+
+
+@pytest.mark.parametrize("groups_so_far", [2, 8, 30])
+def test_the_model_call_count_defaults_to_the_assistant_messages_in_the_history(
+        groups_so_far: int) -> None:
+    h = [system(), user("task", "u1"), *groups("g", groups_so_far, 3800)]
+    cfg = gate_config(max_tokens=10**6, token_ratio=0.001, target_ratio=0.001)
+
+    def strategies(**kw: object) -> list[int]:
+        res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                       summarizer=Recording(), **kw)  # type: ignore[arg-type]
+        return [e.strategy for e in res.events]
+
+    assert strategies() == strategies(model_calls=groups_so_far)
+
+
+def test_a_summary_the_window_needs_is_made_whatever_it_costs() -> None:
+    h, summarizer = gate_history(), Recording()
+    cfg = gate_config(max_tokens=7000, token_ratio=0.6, target_ratio=0.3)
+    assert C.count_messages(h) > cfg.max_tokens
+    res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                   summarizer=summarizer, model_calls=1)
+    assert [e.strategy for e in res.events] == [1] and res.tokens <= cfg.max_tokens
+
+
+def test_no_cached_token_price_makes_every_planned_summary() -> None:
+    h, summarizer = gate_history(), Recording()
+    res = compress(h, config=gate_config(cached_token_price=None), counter=C,
+                   offload=OffloadStore(InMemoryStore()), summarizer=summarizer, model_calls=1)
+    assert [e.strategy for e in res.events] == [1]

@@ -50,8 +50,9 @@ BIG = 10**9
 
 def config(**kw: object) -> AutoContextConfig:
     """A window so large that the tail is never capped by tokens and nothing overflows;
-    no tail and no minimum range size unless asked for."""
-    base: dict[str, object] = {"max_tokens": BIG, "last_keep": 0, "min_compression_tokens": 0}
+    no tail, no minimum range size and no payback gate on summaries unless asked for."""
+    base: dict[str, object] = {"max_tokens": BIG, "last_keep": 0, "min_compression_tokens": 0,
+                               "cached_token_price": None}
     base.update(kw)
     return AutoContextConfig(**base)  # type: ignore[arg-type]
 
@@ -487,7 +488,9 @@ def test_an_offloaded_final_answer_still_ends_its_round() -> None:
     for k in range(6):  # tool calls with long reasoning (never offloaded) and 5,000-char results
         h += [call(f"c{k}", f"a{k}", text="a" * LARGE), result(f"c{k}", "r" * 5000, f"t{k}")]
     h += [answer("F" * 10_000, "f1"), user("next", "u2"), answer("ok", "f2"), user("third", "u3")]
-    cfg = AutoContextConfig(max_tokens=24_000, last_keep=2, min_compression_tokens=1000,
+    # trigger 14,400 and target 3,600 tokens on a window that keeps "large" at 5 KiB
+    cfg = AutoContextConfig(max_tokens=48_000, token_ratio=0.3, target_ratio=0.075,
+                            last_keep=2, min_compression_tokens=1000, cached_token_price=None,
                             disabled_strategies={1})
     assert C.count_messages(h) >= cfg.trigger_tokens and cfg.large_chars == 5 * 1024
     store = OffloadStore(InMemoryStore())

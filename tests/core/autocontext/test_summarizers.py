@@ -55,9 +55,11 @@ def history() -> list[Message]:
 
 def config() -> AutoContextConfig:
     # trigger 12,000 and target 7,200 tokens; the history is ~18,400, and ~12,600 once
-    # the large results of the first round are offloaded
-    return AutoContextConfig(max_tokens=24_000, token_ratio=0.5, target_ratio=0.3,
-                             last_keep=4, min_compression_tokens=0,
+    # the large results of the first round are offloaded; every summary is wanted (no
+    # payback gate), so each failing summarizer is actually called
+    # (a 48,000 window keeps the large-payload threshold at 5 KiB)
+    return AutoContextConfig(max_tokens=48_000, token_ratio=0.25, target_ratio=0.15,
+                             last_keep=4, min_compression_tokens=0, cached_token_price=None,
                              summary_timeout_s=TIMEOUT)
 
 

@@ -51,11 +51,12 @@ class AutoContextConfig:
     long single-task run 50 tool results can outweigh the whole target, and then only
     the costly current-round strategies (5, 6) would be left to fire."""
     large_payload_threshold: int = 5 * 1024
-    """Characters from which a message counts as large (strategies 2, 3 and 5), or a
-    quarter of ``max_tokens`` in characters on windows under 20,480 tokens: on a
-    4k window a 1.5 KB tool result is large."""
+    """Characters from which a message counts as large (strategies 2, 3 and 5), or an
+    eighth of ``max_tokens`` in characters on windows under 40,960 tokens: on a 4k
+    window a 500-character tool result (about 150 tokens) is large."""
     offload_preview_chars: int = 200
-    """Characters of an offloaded message kept in place as a preview."""
+    """Characters of an offloaded message kept in place as a preview, or a tenth of
+    what counts as large if that is less, so an offload always frees nine tenths."""
     min_consecutive_tool_messages: int = 6
     """Strategy 1 needs a run of more tool messages than this."""
     min_compression_tokens: int = 5000
@@ -68,6 +69,14 @@ class AutoContextConfig:
     longer ones reach it as head and tail. The originals are offloaded and
     reloadable, so the summary needs their gist, not every byte; on the recorded
     coding runs this cuts summarizer input by a third."""
+    cached_token_price: float | None = 0.1
+    """What a cached prompt token costs relative to an uncached one (0.1 with
+    Anthropic's prompt cache; 1.0 without a cache). An LLM summary that neither the
+    window (``max_tokens``) nor the message count (``msg_threshold``) requires is only
+    made when it pays for itself: its summarizer input and output, and the cached
+    tokens it turns uncached, must cost less than the tokens it removes would over as
+    many further model calls as the history holds so far. ``None`` makes every summary
+    a strategy plans."""
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
@@ -90,14 +99,19 @@ class AutoContextConfig:
             object.__setattr__(self, name, frozenset(value))
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.type in ("int", "float") and (isinstance(value, bool)
-                                                or not isinstance(value, int | float)):
+            if value is None and f.type == "float | None":
+                continue
+            if f.type in ("int", "float", "float | None") and (
+                    isinstance(value, bool) or not isinstance(value, int | float)):
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
                   "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
         _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens")
-        for name in ("token_ratio", "target_ratio", "current_round_compression_ratio"):
+        for name in ("token_ratio", "target_ratio", "current_round_compression_ratio",
+                     "cached_token_price"):
             value = getattr(self, name)
+            if value is None and name == "cached_token_price":
+                continue
             if not 0 < value <= 1:
                 raise ConfigError(f"{name} must be in (0, 1], got {value!r}")
         if self.target_ratio > self.token_ratio:
@@ -116,7 +130,12 @@ class AutoContextConfig:
     @property
     def large_chars(self) -> int:
         """Characters from which a message counts as large on this window."""
-        return min(self.large_payload_threshold, self.max_tokens // 4)
+        return min(self.large_payload_threshold, self.max_tokens // 8)
+
+    @property
+    def preview_chars(self) -> int:
+        """Characters of an offloaded message kept as its preview on this window."""
+        return min(self.offload_preview_chars, self.large_chars // 10)
 
     @property
     def min_range_tokens(self) -> int:

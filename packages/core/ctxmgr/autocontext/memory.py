@@ -71,6 +71,7 @@ class AutoContextMemory:
         self._originals: list[Message] = []
         self._events: list[CompressionEvent] = []
         self._tally = TokenTally(self.counter)
+        self._model_calls = 0  # assistant messages ever added: the summaries' payback horizon
 
     # -- history ---------------------------------------------------------------------
 
@@ -99,6 +100,7 @@ class AutoContextMemory:
         self._working.extend(new)
         self._originals.extend(new)
         self._tally.extend(new)
+        self._model_calls += sum(m.role == "assistant" for m in new)
 
     def needs_compression(self) -> bool:
         return needs_compression(self._tally.total, len(self._working), self.config)
@@ -131,7 +133,8 @@ class AutoContextMemory:
 
     def _kwargs(self) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
-                "summarizer": self.summarizer, "on_event": self._record}
+                "summarizer": self.summarizer, "on_event": self._record,
+                "model_calls": self._model_calls}
 
     def _record(self, event: CompressionEvent) -> None:
         self._events.append(event)
@@ -181,6 +184,7 @@ class AutoContextMemory:
         memory._events = [CompressionEvent(**{**e, "replaced_ids": tuple(e["replaced_ids"])})
                           for e in state.get("events", [])]
         memory._tally.reset(memory._working)
+        memory._model_calls = sum(m.role == "assistant" for m in memory._originals)
         return memory
 
     def __repr__(self) -> str:

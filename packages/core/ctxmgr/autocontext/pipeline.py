@@ -33,6 +33,7 @@ __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 _LLM_STRATEGIES = frozenset({1, 4, 5, 6})
 _RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
 _LAST_RESORTS = frozenset({5, 6})  # rewrite the current round: only while over the trigger
+_SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,21 @@ def needs_compression(tokens: int, count: int, config: AutoContextConfig) -> boo
     return tokens >= config.trigger_tokens or count >= config.msg_threshold
 
 
+def _pays_off(*, removed: int, summary_input: int, busted: int, model_calls: int,
+              config: AutoContextConfig) -> bool:
+    """An LLM summary of ``removed`` tokens is worth making though the prompt fits the
+    window: over as many further calls as the history holds (``model_calls``), the
+    cached tokens it removes cost more than its summarizer input and output, the
+    summary read uncached once and the ``busted`` tokens after it that lose the cache."""
+    price = config.cached_token_price
+    if price is None:
+        return True
+    summary = min(_SUMMARY_TOKENS, removed)
+    saved = price * (removed - summary) * model_calls
+    spent = summary_input + summary + (1 - price) * (summary + busted)
+    return saved >= spent
+
+
 def _count_goal(config: AutoContextConfig) -> int:
     # the message-count twin of target_ratio: stop well below the trigger (hysteresis)
     return max(1, int(config.msg_threshold * config.target_ratio / config.token_ratio))
@@ -69,6 +85,7 @@ def _plan_and_apply(
     use_llm: bool,
     on_event: EventCallback | None,
     force: bool,
+    model_calls: int | None,
 ) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
     work = list(messages)
     tokens = counter.count_messages(work)
@@ -77,6 +94,10 @@ def _plan_and_apply(
     events: list[CompressionEvent] = []
     target, count_goal = config.target_tokens, _count_goal(config)
     rejected: set[tuple[int, str, str, int]] = set()  # plans whose stand-in was no smaller
+    if model_calls is None:
+        model_calls = sum(m.role == "assistant" for m in work)
+    edited_from = len(work)  # first index this compression changed: the cache ends there
+    count_bound = len(work) >= config.msg_threshold  # the count requires range summaries
 
     def done() -> bool:
         return tokens <= target and len(work) <= count_goal
@@ -109,8 +130,13 @@ def _plan_and_apply(
                 summary, s_in, s_out = None, 0, 0
                 if plan.instruction is not None:
                     sent = clip_for_summary(original, config.summary_input_chars)
-                    outcome = yield _SummaryRequest(sent, plan.instruction)
                     s_in = counter.count_text(plan.instruction + "\n" + render_transcript(sent))
+                    if tokens <= config.max_tokens and not count_bound and not _pays_off(
+                            removed=sum(counter.count(m) for m in original), summary_input=s_in,
+                            busted=sum(counter.count(m) for m in work[plan.end:edited_from]),
+                            model_calls=model_calls, config=config):
+                        continue  # nothing requires this summary, and it would not pay
+                    outcome = yield _SummaryRequest(sent, plan.instruction)
                     if outcome.text is None:
                         event = CompressionEvent(
                             strategy=n, name=strategy.name, status="skipped",
@@ -130,6 +156,7 @@ def _plan_and_apply(
                     continue  # the stand-in would not be smaller: leave the originals
                 offload.save(original, offload_id)
                 work[plan.start:plan.end] = stand_in
+                edited_from = min(edited_from, plan.start)
                 before, tokens = tokens, tokens - old + sum(counter.count(m) for m in stand_in)
                 event = CompressionEvent(
                     strategy=n, name=strategy.name, status="applied",
@@ -158,6 +185,7 @@ def compress(
     summarizer: object | None,
     on_event: EventCallback | None = None,
     force: bool = False,
+    model_calls: int | None = None,
 ) -> CompressionResult:
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
@@ -165,12 +193,16 @@ def compress(
         summarizer: any object with ``summarize`` / ``asummarize``; ``None`` runs the
             non-LLM strategies (2 and 3) only.
         force: compress even when the trigger is not reached.
+        model_calls: model calls the conversation has made so far (default: the
+            assistant messages in ``messages``), the horizon over which a summary the
+            window does not need must pay for itself.
 
     Raises:
         ContextOverflowError: still over ``max_tokens`` after every strategy applied.
     """
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
-                          use_llm=summarizer is not None, on_event=on_event, force=force)
+                          use_llm=summarizer is not None, on_event=on_event, force=force,
+                          model_calls=model_calls)
     try:
         request = next(gen)
         while True:
@@ -189,10 +221,12 @@ async def acompress(
     summarizer: object | None,
     on_event: EventCallback | None = None,
     force: bool = False,
+    model_calls: int | None = None,
 ) -> CompressionResult:
     """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
-                          use_llm=summarizer is not None, on_event=on_event, force=force)
+                          use_llm=summarizer is not None, on_event=on_event, force=force,
+                          model_calls=model_calls)
     try:
         request = next(gen)
         while True:

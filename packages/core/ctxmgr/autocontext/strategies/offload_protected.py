@@ -1,6 +1,6 @@
 """Strategy 2: offload large historical messages, protecting the tail (no LLM).
 
-A text message becomes its first ``offload_preview_chars`` characters + ``...``
+A text message becomes its first ``preview_chars`` characters + ``...``
 + the offload tag; a tool result keeps its id and only its output text is
 replaced. Tool calls are never offloaded (the model must see what it did).
 """
@@ -49,7 +49,7 @@ def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[P
             continue
 
         def build(_: str | None, offload_id: str, m: Message = m) -> tuple[Message, ...]:
-            return (previewed(m, offload_id, chars=cfg.offload_preview_chars,
+            return (previewed(m, offload_id, chars=cfg.preview_chars,
                               strategy=strategy),)
 
         plans.append(Plan(strategy=strategy, start=i, end=i + 1, build=build))
