@@ -26,12 +26,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import itertools
 import json
 import platform
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,28 @@ def stretched_history(messages: Sequence[Message], n: int) -> list[Message]:
     return out
 
 
+class Prefix(Sequence[Message]):
+    """The first ``n`` messages of ``history`` without copying them: slicing a 100,000-item
+    list before every timed call would evict the CPU caches and show up as growth in
+    every policy's own time (measured: 2 µs -> 6 µs for ctxmgr), as an artefact."""
+
+    def __init__(self, history: list[Message], n: int) -> None:
+        self._history, self._n = history, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __iter__(self) -> Iterator[Message]:
+        return itertools.islice(self._history, self._n)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        if isinstance(index, slice):
+            return self._history[slice(*index.indices(self._n))]
+        if not -self._n <= index < self._n:
+            raise IndexError(index)
+        return self._history[index % self._n]
+
+
 def _measure(name: str, history: list[Message], n: int, calls: int, budget: int,
              counter: Any) -> dict[str, Any]:
     summarizer = FakeSummarizer(counter)
@@ -80,7 +103,7 @@ def _measure(name: str, history: list[Message], n: int, calls: int, budget: int,
     times = []
     prompt_sizes = []
     for c in range(1, calls + 1):
-        view = history[:n + 2 * c]  # one more step: the recorded reply and its tool result
+        view = Prefix(history, n + 2 * c)  # one more step: the recorded reply and its result
         before = summarizer.usage.snapshot()
         t0 = time.perf_counter()
         out = policy.prompt(view)
