@@ -76,13 +76,13 @@ def test_missing_file_and_bad_options_exit_2(tmp_path: Path,
     assert main(["replay", str(tmp_path / "nope.json")]) == 2
     assert main(["replay", str(TAU), "--policy", "nope"]) == 2
     assert main(["replay", str(TAU), "--max-tokens", "0"]) == 2
-    assert main(["replay", str(TAU), "--summarizer", "openai:gpt-4o"]) == 2
+    assert main(["replay", str(TAU), "--summarizer", "nosuchprovider:model"]) == 2
     assert main(["replay", str(tmp_path)]) == 2  # an empty directory
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 5
     assert "nope.json" in lines[0]
     assert "unknown policy 'nope'" in lines[1]
-    assert "not available offline" in lines[3]
+    assert "cannot create summarizer 'nosuchprovider:model'" in lines[3]
     assert "no trajectories found" in lines[4]
 
 

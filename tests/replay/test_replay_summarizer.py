@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ctxmgr.messages import text_message
 from ctxmgr.replay import FIXED_SUMMARY, FakeSummarizer
 from ctxmgr.tokens import default_counter
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "trajectories"
 
 
 @pytest.fixture
@@ -61,3 +65,26 @@ def test_llamaindex_face_counts_chat_and_complete(fake: FakeSummarizer) -> None:
     assert fake.usage.input_tokens == (
         fake.counter.count_messages([text_message("user", "summarize this " * 30)])
         + fake.counter.count_text("a prompt"))
+
+
+def test_a_real_chat_model_answers_every_policys_summary_requests() -> None:
+    """``--summarizer provider:model``: the model's own answers become the summaries,
+    and its input and output are counted like the fake's."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    from ctxmgr.replay import load_trajectories, replay
+    from ctxmgr.replay.summarizer import ModelSummarizer
+    from ctxmgr.tokens import ApproximateCounter
+
+    answer = "MODEL SUMMARY: ran grep and sed, tests pass"
+    model = GenericFakeChatModel(messages=iter(AIMessage(content=answer) for _ in range(500)))
+    counter = ApproximateCounter()
+    summarizer = ModelSummarizer(counter, model)
+    runs = [t for t in load_trajectories([FIXTURES]) if "django-15738" in t.id]
+    report = replay(runs, ["ctxmgr", "langchain_summarization"], budget=8000,
+                    counter=counter, summarizer=summarizer)
+    for name in ("ctxmgr", "langchain_summarization"):
+        assert report.aggregate(name)["summarizer_calls"] > 0, name
+    assert summarizer.usage.output_tokens == summarizer.usage.calls * counter.count_text(answer)
+    assert summarizer.usage.input_tokens > summarizer.usage.calls * 100

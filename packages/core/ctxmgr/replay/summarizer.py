@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctxmgr.messages import Message
+from ctxmgr.messages import Message, text_message
 from ctxmgr.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from llama_index.core.llms import LLM
 
-__all__ = ["FIXED_SUMMARY", "FakeSummarizer", "SummarizerUsage"]
+__all__ = ["FIXED_SUMMARY", "FakeSummarizer", "ModelSummarizer", "SummarizerUsage"]
 
 FIXED_SUMMARY = (
     "## Summary of the conversation so far\n"
@@ -97,7 +97,6 @@ class FakeSummarizer:
     def __init__(self, counter: TokenCounter, text: str = FIXED_SUMMARY) -> None:
         self.counter = counter
         self.text = text
-        self.output_tokens = counter.count_text(text)
         self.usage = SummarizerUsage()
         self._langchain: BaseChatModel | None = None
         self._llamaindex: LLM | None = None
@@ -108,25 +107,35 @@ class FakeSummarizer:
         """Answer :data:`FIXED_SUMMARY`, counting ``messages`` and ``instruction`` as input."""
         start = time.perf_counter()
         tokens = self.counter.count_messages(messages) + self.counter.count_text(instruction)
-        return self._answer(tokens, start)
+        request = [text_message("system", instruction), *messages]
+        return self._answer(tokens, start, request)
 
     async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
         return self.summarize(messages, instruction)
 
-    def record(self, input_tokens: int, *, started: float | None = None) -> str:
-        """Count one request of ``input_tokens`` and return the fixed answer.
+    def record(self, input_tokens: int, *, started: float | None = None,
+               request: Sequence[Message] = ()) -> str:
+        """Count one request of ``input_tokens`` and return the answer.
 
-        The framework faces call this after counting their own request format.
+        The framework faces call this after counting their own request format, passing
+        the request as neutral messages (a real model behind :class:`ModelSummarizer`
+        reads it; the fixed answer ignores it).
         """
-        return self._answer(input_tokens, started if started is not None else time.perf_counter())
+        return self._answer(input_tokens, started if started is not None else time.perf_counter(),
+                            request)
 
-    def _answer(self, input_tokens: int, started: float) -> str:
+    def reply(self, request: Sequence[Message]) -> str:
+        """The answer to one request: the fixed text."""
+        return self.text
+
+    def _answer(self, input_tokens: int, started: float, request: Sequence[Message]) -> str:
+        text = self.reply(request)
         u = self.usage
         u.calls += 1
         u.input_tokens += input_tokens
-        u.output_tokens += self.output_tokens
+        u.output_tokens += self.counter.count_text(text)
         u.seconds += time.perf_counter() - started
-        return self.text
+        return text
 
     # --- framework faces -------------------------------------------------------------
 
@@ -148,3 +157,31 @@ class FakeSummarizer:
 
     def __repr__(self) -> str:
         return f"FakeSummarizer(answer={len(self.text)} chars, usage={self.usage})"
+
+
+class ModelSummarizer(FakeSummarizer):
+    """The shared summarizer backed by a real LangChain chat model (``--summarizer
+    provider:model``): every policy's requests go to the model, counted the same way.
+
+    The request reaches the model as its system instruction (if any) and one human
+    message holding the rest as a transcript, which any chat model can read.
+    """
+
+    def __init__(self, counter: TokenCounter, model: BaseChatModel) -> None:
+        super().__init__(counter, text="")
+        self.model = model
+
+    def reply(self, request: Sequence[Message]) -> str:
+        from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+        from ctxmgr.autocontext.summarizers import render_transcript
+
+        system = "\n\n".join(m.text for m in request if m.role == "system")
+        rest = [m for m in request if m.role != "system"]
+        prompt: list[BaseMessage] = [SystemMessage(content=system)] if system else []
+        prompt.append(HumanMessage(content=render_transcript(rest) or "(empty)"))
+        answer = self.model.invoke(prompt)
+        return answer.text if isinstance(answer.text, str) else str(answer.content)
+
+    def __repr__(self) -> str:
+        return f"ModelSummarizer(model={type(self.model).__name__}, usage={self.usage})"

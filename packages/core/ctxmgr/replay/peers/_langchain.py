@@ -218,7 +218,7 @@ class FakeSummaryChatModel(BaseChatModel):
         start = time.perf_counter()
         neutral = [_from_langchain(m) for m in messages]
         tokens = self.summarizer.counter.count_messages(neutral)
-        text = self.summarizer.record(tokens, started=start)
+        text = self.summarizer.record(tokens, started=start, request=neutral)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
     @property

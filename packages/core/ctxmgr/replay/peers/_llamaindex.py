@@ -199,15 +199,18 @@ class FakeSummaryLLM(CustomLLM):
     @llm_chat_callback()
     def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
         start = time.perf_counter()
-        tokens = self.summarizer.counter.count_messages([from_llamaindex(m) for m in messages])
-        text = self.summarizer.record(tokens, started=start)
+        request = [from_llamaindex(m) for m in messages]
+        tokens = self.summarizer.counter.count_messages(request)
+        text = self.summarizer.record(tokens, started=start, request=request)
         return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text))
 
     @llm_completion_callback()
     def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
         start = time.perf_counter()
         tokens = self.summarizer.counter.count_text(prompt)
-        return CompletionResponse(text=self.summarizer.record(tokens, started=start))
+        request = [text_message("user", prompt)]
+        return CompletionResponse(text=self.summarizer.record(tokens, started=start,
+                                                              request=request))
 
     @llm_completion_callback()
     def stream_complete(
