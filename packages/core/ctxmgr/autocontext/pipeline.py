@@ -16,7 +16,7 @@ from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.rounds import layout
-from ctxmgr.autocontext.strategies import STRATEGIES, StrategyContext
+from ctxmgr.autocontext.strategies import STRATEGIES, Plan, Strategy, StrategyContext
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
     asummarize_safely,
@@ -76,6 +76,98 @@ def _count_goal(config: AutoContextConfig) -> int:
     return max(1, int(config.msg_threshold * config.target_ratio / config.token_ratio))
 
 
+class _Pass:
+    """One compression pass: the working list, its size, and what was done to it."""
+
+    def __init__(self, messages: Sequence[Message], *, config: AutoContextConfig,
+                 counter: TokenCounter, offload: OffloadStore,
+                 on_event: EventCallback | None, model_calls: int | None) -> None:
+        self.work = list(messages)
+        self.config, self.counter, self.offload, self.on_event = config, counter, offload, on_event
+        self.tokens = counter.count_messages(self.work)
+        self.events: list[CompressionEvent] = []
+        self.model_calls = (model_calls if model_calls is not None
+                            else sum(m.role == "assistant" for m in self.work))
+        self.count_bound = len(self.work) >= config.msg_threshold  # needs range summaries
+        self.edited_from = len(self.work)  # first index changed: the cache ends there
+        self._rejected: set[tuple[int, str, str, int]] = set()  # stand-ins no smaller
+        self._count_goal = _count_goal(config)
+
+    def done(self) -> bool:
+        return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
+
+    def idle(self, n: int) -> bool:
+        """Strategy ``n`` has nothing to do at the current size."""
+        if n in _LAST_RESORTS:
+            return self.tokens < self.config.trigger_tokens
+        return self.tokens <= self.config.target_tokens and n not in _RANGE_STRATEGIES
+
+    def context(self) -> StrategyContext:
+        return StrategyContext(messages=self.work, layout=layout(self.work, self.config,
+                                                                 self.counter),
+                               config=self.config, counter=self.counter, tokens=self.tokens)
+
+    @staticmethod
+    def _key(n: int, original: Sequence[Message]) -> tuple[int, str, str, int]:
+        return (n, original[0].id, original[-1].id, len(original))
+
+    def rejected(self, n: int, original: Sequence[Message]) -> bool:
+        return self._key(n, original) in self._rejected
+
+    def wanted(self, plan: Plan, original: Sequence[Message], summary_input: int) -> bool:
+        """A summary the window or the message count requires, or one that pays off."""
+        if self.tokens > self.config.max_tokens or self.count_bound:
+            return True
+        return _pays_off(removed=sum(self.counter.count(m) for m in original),
+                         summary_input=summary_input,
+                         busted=sum(self.counter.count(m)
+                                    for m in self.work[plan.end:self.edited_from]),
+                         model_calls=self.model_calls, config=self.config)
+
+    def skip(self, strategy: Strategy, summary_input: int, started: float,
+             reason: str | None) -> None:
+        self._emit(CompressionEvent(
+            strategy=strategy.number, name=strategy.name, status="skipped", replaced_ids=(),
+            offload_id=None, tokens_before=self.tokens, tokens_after=self.tokens,
+            summarizer_input_tokens=summary_input, duration_s=time.perf_counter() - started,
+            reason=reason))
+
+    def apply(self, strategy: Strategy, plan: Plan, original: Sequence[Message],
+              summary: str | None, summary_input: int, started: float) -> int | None:
+        """Offload the originals, then put the stand-in in their place; returns how many
+        messages stand in, or ``None`` (nothing changed) when they would not be smaller."""
+        old = sum(self.counter.count(m) for m in original)
+        offload_id = self.offload.new_id()
+        stand_in = plan.build(summary, offload_id)
+        new = sum(self.counter.count(m) for m in stand_in)
+        if new >= old:
+            self._rejected.add(self._key(strategy.number, original))
+            return None
+        self.offload.save(original, offload_id)
+        self.work[plan.start:plan.end] = stand_in
+        self.edited_from = min(self.edited_from, plan.start)
+        before, self.tokens = self.tokens, self.tokens - old + new
+        self._emit(CompressionEvent(
+            strategy=strategy.number, name=strategy.name, status="applied",
+            replaced_ids=tuple(m.id for m in original), offload_id=offload_id,
+            tokens_before=before, tokens_after=self.tokens,
+            summarizer_input_tokens=summary_input,
+            summarizer_output_tokens=self.counter.count_text(summary) if summary else 0,
+            duration_s=time.perf_counter() - started))
+        return len(stand_in)
+
+    def _emit(self, event: CompressionEvent) -> None:
+        self.events.append(event)
+        emit(event, self.on_event)
+
+    def result(self) -> CompressionResult:
+        result = CompressionResult(self.work, self.events, self.tokens, True)
+        if self.tokens > self.config.max_tokens:
+            raise ContextOverflowError(tokens=self.tokens, limit=self.config.max_tokens,
+                                       partial=result)
+        return result
+
+
 def _plan_and_apply(
     messages: Sequence[Message],
     *,
@@ -87,93 +179,44 @@ def _plan_and_apply(
     force: bool,
     model_calls: int | None,
 ) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
-    work = list(messages)
-    tokens = counter.count_messages(work)
-    if not (force or needs_compression(tokens, len(work), config)):
-        return CompressionResult(work, [], tokens, False)
-    events: list[CompressionEvent] = []
-    target, count_goal = config.target_tokens, _count_goal(config)
-    rejected: set[tuple[int, str, str, int]] = set()  # plans whose stand-in was no smaller
-    if model_calls is None:
-        model_calls = sum(m.role == "assistant" for m in work)
-    edited_from = len(work)  # first index this compression changed: the cache ends there
-    count_bound = len(work) >= config.msg_threshold  # the count requires range summaries
-
-    def done() -> bool:
-        return tokens <= target and len(work) <= count_goal
-
-    def idle(n: int) -> bool:
-        """Strategy ``n`` has nothing to do at the current size."""
-        if n in _LAST_RESORTS:
-            return tokens < config.trigger_tokens
-        return tokens <= target and n not in _RANGE_STRATEGIES
-
+    run = _Pass(messages, config=config, counter=counter, offload=offload, on_event=on_event,
+                model_calls=model_calls)
+    if not (force or needs_compression(run.tokens, len(run.work), config)):
+        return CompressionResult(run.work, [], run.tokens, False)
     for strategy in STRATEGIES:
         n = strategy.number
         if not config.enabled(n) or (n in _LLM_STRATEGIES and not use_llm):
             continue
-        skipped = False
-        while not done() and not skipped:
-            if idle(n):
-                break
-            ctx = StrategyContext(messages=work, layout=layout(work, config, counter),
-                                  config=config, counter=counter, tokens=tokens)
-            progressed = False
-            for plan in strategy.plan(ctx):
-                if done() or idle(n):
+        while not run.done() and not run.idle(n):
+            progressed = skipped = False
+            for plan in strategy.plan(run.context()):
+                if run.done() or run.idle(n):
                     break
-                original = work[plan.start:plan.end]
-                key = (n, original[0].id, original[-1].id, len(original))
-                if key in rejected:
+                original = run.work[plan.start:plan.end]
+                if run.rejected(n, original):
                     continue
                 started = time.perf_counter()
-                summary, s_in, s_out = None, 0, 0
+                summary, summary_input = None, 0
                 if plan.instruction is not None:
                     sent = clip_for_summary(original, config.summary_input_chars)
-                    s_in = counter.count_text(plan.instruction + "\n" + render_transcript(sent))
-                    if tokens <= config.max_tokens and not count_bound and not _pays_off(
-                            removed=sum(counter.count(m) for m in original), summary_input=s_in,
-                            busted=sum(counter.count(m) for m in work[plan.end:edited_from]),
-                            model_calls=model_calls, config=config):
+                    summary_input = counter.count_text(
+                        plan.instruction + "\n" + render_transcript(sent))
+                    if not run.wanted(plan, original, summary_input):
                         continue  # nothing requires this summary, and it would not pay
                     outcome = yield _SummaryRequest(sent, plan.instruction)
                     if outcome.text is None:
-                        event = CompressionEvent(
-                            strategy=n, name=strategy.name, status="skipped",
-                            replaced_ids=(), offload_id=None, tokens_before=tokens,
-                            tokens_after=tokens, summarizer_input_tokens=s_in,
-                            duration_s=time.perf_counter() - started, reason=outcome.error)
-                        events.append(event)
-                        emit(event, on_event)
+                        run.skip(strategy, summary_input, started, outcome.error)
                         skipped = True
                         break
-                    summary, s_out = outcome.text, counter.count_text(outcome.text)
-                old = sum(counter.count(m) for m in original)
-                offload_id = offload.new_id()
-                stand_in = plan.build(summary, offload_id)
-                if sum(counter.count(m) for m in stand_in) >= old:
-                    rejected.add(key)
-                    continue  # the stand-in would not be smaller: leave the originals
-                offload.save(original, offload_id)
-                work[plan.start:plan.end] = stand_in
-                edited_from = min(edited_from, plan.start)
-                before, tokens = tokens, tokens - old + sum(counter.count(m) for m in stand_in)
-                event = CompressionEvent(
-                    strategy=n, name=strategy.name, status="applied",
-                    replaced_ids=tuple(m.id for m in original), offload_id=offload_id,
-                    tokens_before=before, tokens_after=tokens, summarizer_input_tokens=s_in,
-                    summarizer_output_tokens=s_out, duration_s=time.perf_counter() - started)
-                events.append(event)
-                emit(event, on_event)
-                progressed = True
-                if len(stand_in) != plan.end - plan.start:
-                    break  # indices of later plans moved: plan again
-            if not progressed:
+                    summary = outcome.text
+                placed = run.apply(strategy, plan, original, summary, summary_input, started)
+                if placed is not None:
+                    progressed = True
+                    if placed != len(original):
+                        break  # indices of later plans moved: plan again
+            if skipped or not progressed:
                 break
-    result = CompressionResult(work, events, tokens, True)
-    if tokens > config.max_tokens:
-        raise ContextOverflowError(tokens=tokens, limit=config.max_tokens, partial=result)
-    return result
+    return run.result()
 
 
 def compress(
