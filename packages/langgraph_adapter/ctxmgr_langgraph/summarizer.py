@@ -41,8 +41,8 @@ class LangChainSummarizer:
 
 def _text(reply: Any) -> str:
     content = getattr(reply, "text", None)
+    if isinstance(content, str):  # langchain-core >= 1.0: a property (a callable str)
+        return str(content)
     if callable(content):  # langchain-core < 1.0 exposed text() as a method
-        content = content()
-    if isinstance(content, str):
-        return content
+        return str(content())
     return str(getattr(reply, "content", ""))
