@@ -50,3 +50,21 @@ def test_version_is_exposed_on_the_command_line(capsys):
     except SystemExit as exc:
         assert exc.code == 0
     assert capsys.readouterr().out.strip() == f"ctxmgr {ctxmgr.__version__}"
+
+
+def test_every_public_name_is_documented_in_the_readme():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in ctxmgr.__all__ if f"`{name}`" not in readme]
+    assert missing == []
+
+
+def test_every_public_name_has_a_docstring():
+    import inspect
+
+    undocumented = [name for name in ctxmgr.__all__
+                    if (inspect.isclass(getattr(ctxmgr, name))
+                        or inspect.isfunction(getattr(ctxmgr, name)))
+                    and not (getattr(ctxmgr, name).__doc__ or "").strip()]
+    assert undocumented == []

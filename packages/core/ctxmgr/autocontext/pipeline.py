@@ -38,6 +38,8 @@ _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarize
 
 @dataclass(frozen=True, slots=True)
 class CompressionResult:
+    """What one call of :func:`compress` produced."""
+
     messages: list[Message]
     events: list[CompressionEvent]
     tokens: int

@@ -46,6 +46,8 @@ def render_reloaded(messages: list[Message]) -> str:
 
 
 def handle_reload_call(offload: OffloadStore, tool_input: Any) -> str:
+    """Answer one ``context_reload`` call: the originals as text, or why there are none.
+    Never raises on anything the model sends."""
     uuid = tool_input.get("uuid") if isinstance(tool_input, dict) else None
     if not isinstance(uuid, str) or not uuid.strip():
         return 'context_reload needs {"uuid": "<id from a CONTEXT_OFFLOAD tag>"}.'

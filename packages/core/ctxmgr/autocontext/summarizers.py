@@ -40,6 +40,8 @@ class Summarizer(Protocol):
 
 @runtime_checkable
 class AsyncSummarizer(Protocol):
+    """The async twin of :class:`Summarizer`; an object may offer both."""
+
     async def asummarize(self, messages: Sequence[Message], instruction: str) -> str: ...
 
 
