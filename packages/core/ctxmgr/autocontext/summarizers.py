@@ -78,7 +78,9 @@ def render_transcript(messages: Sequence[Message], *, max_result_chars: int | No
 
 def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Message]:
     """Copies of ``messages`` whose long texts, results and string arguments are cut to
-    head + tail, marked with how much was left out (what the summarizer is sent)."""
+    head + tail, marked with how much was left out (what the summarizer is sent).
+    Earlier summaries go in whole: clipping them would lose a little more of the
+    record at every roll."""
     def cut(text: str) -> str:
         if len(text) <= max_chars:
             return text
@@ -98,6 +100,9 @@ def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Messag
 
     out: list[Message] = []
     for m in messages:
+        if m.metadata.get("ctxmgr") and not m.has_tool_blocks:
+            out.append(m)  # an earlier summary is the record so far: it goes in whole
+            continue
         blocks = []
         for b in m.content:
             match b:
@@ -115,6 +120,7 @@ def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Messag
     return out
 
 
+_TAGS = re.compile(r"<[^>]*>")  # markup around tool output (<output>, <returncode>0</...>)
 _SIGNAL = re.compile(
     r"(error|exception|traceback|failed|failure|assert|warning|fixed|changed|created|"
     r"modified|passed|returncode>[1-9])", re.IGNORECASE)
@@ -160,7 +166,7 @@ class ExtractiveSummarizer:
         return self.summarize(messages, instruction)
 
     def _keep(self, text: str) -> list[str]:
-        lines = [ln for ln in text.splitlines() if ln.strip()]
+        lines = [ln for ln in text.splitlines() if _TAGS.sub("", ln).strip() not in ("", "0")]
         head = lines[: self.head_lines]
         signal = [ln for ln in lines[self.head_lines:] if _SIGNAL.search(ln)][:3]
         return head + signal
