@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import ContentBlock, Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
@@ -47,8 +47,6 @@ logger = logging.getLogger(__name__)
 ARCHIVE_TOOL_NAME = "message_archiving"
 MIN_ARCHIVE_CHARS = 100
 """Results of this many characters or fewer are not archived: the placeholder is as long."""
-
-ArchiveAction: TypeAlias = Literal["archive", "unarchive"]
 
 ARCHIVE_TOOL = ToolSpec(
     name=ARCHIVE_TOOL_NAME,
