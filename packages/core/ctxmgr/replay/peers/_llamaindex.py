@@ -45,9 +45,10 @@ from ctxmgr.messages import (
     text_message,
     thaw,
 )
+from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["FakeSummaryLLM", "LlamaIndexConverter", "TokenizerFn"]
+__all__ = ["FakeSummaryLLM", "LlamaIndexConverter", "LlamaIndexPolicyBase", "TokenizerFn"]
 
 _ROLE_OUT = {"system": MessageRole.SYSTEM, "user": MessageRole.USER,
              "assistant": MessageRole.ASSISTANT, "tool": MessageRole.TOOL}
@@ -222,3 +223,24 @@ class FakeSummaryLLM(CustomLLM):
             yield CompletionResponse(text=response.text, delta=response.text)
 
         return gen()
+
+
+class LlamaIndexPolicyBase(IncrementalPolicy):
+    """What the LlamaIndex memory policies share: a converter, the shared counter as
+    tokenizer, one memory per trajectory, and the prompt as system + ``get()``."""
+
+    def __init__(self, context: PolicyContext) -> None:
+        super().__init__(context)
+        self.converter = LlamaIndexConverter()
+        self.tokenizer = TokenizerFn(context.counter)
+
+    def _new_memory(self) -> Any:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        super().reset()
+        self.converter.reset()
+        self.memory = self._new_memory()
+
+    def _prompt(self, messages: Sequence[ChatMessage]) -> tuple[Message, ...]:
+        return (*self.system, *self.converter.to_neutral_all(messages))

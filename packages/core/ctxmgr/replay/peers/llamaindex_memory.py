@@ -22,21 +22,19 @@ from llama_index.core.memory import Memory
 from llama_index.core.storage.chat_store.sql import SQLAlchemyChatStore
 
 from ctxmgr.messages import Message
-from ctxmgr.replay.peers._llamaindex import LlamaIndexConverter, TokenizerFn
-from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext, PolicyResult
+from ctxmgr.replay.peers._llamaindex import LlamaIndexPolicyBase
+from ctxmgr.replay.policy import PolicyContext, PolicyResult
 
 __all__ = ["LlamaIndexMemoryPolicy"]
 
 
-class LlamaIndexMemoryPolicy(IncrementalPolicy):
+class LlamaIndexMemoryPolicy(LlamaIndexPolicyBase):
     """``Memory.from_defaults(token_limit=budget)``."""
 
     name = "llamaindex_memory"
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
-        self.converter = LlamaIndexConverter()
-        self.tokenizer = TokenizerFn(context.counter)
         # One in-memory SQLite store for the run, one session per trajectory.
         self.store = SQLAlchemyChatStore(table_name="llama_index_memory")
         self.memory = self._new_memory()
@@ -47,11 +45,6 @@ class LlamaIndexMemoryPolicy(IncrementalPolicy):
                                     tokenizer_fn=self.tokenizer.as_llamaindex(),
                                     chat_store=self.store)
 
-    def reset(self) -> None:
-        super().reset()
-        self.converter.reset()
-        self.memory = self._new_memory()
-
     def prompt(self, history: Sequence[Message]) -> PolicyResult:
         new = self.converter.to_llamaindex_all(self.take_new(history))
         start = time.perf_counter()
@@ -59,5 +52,4 @@ class LlamaIndexMemoryPolicy(IncrementalPolicy):
             self.memory.put_messages(new)
         messages = self.memory.get()
         seconds = time.perf_counter() - start
-        prompt = (*self.system, *self.converter.to_neutral_all(messages))
-        return PolicyResult(messages=prompt, seconds=seconds)
+        return PolicyResult(messages=self._prompt(messages), seconds=seconds)

@@ -20,21 +20,19 @@ from collections.abc import Sequence
 from llama_index.core.memory import ChatSummaryMemoryBuffer
 
 from ctxmgr.messages import Message
-from ctxmgr.replay.peers._llamaindex import LlamaIndexConverter, TokenizerFn
-from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext, PolicyResult
+from ctxmgr.replay.peers._llamaindex import LlamaIndexPolicyBase
+from ctxmgr.replay.policy import PolicyContext, PolicyResult
 
 __all__ = ["LlamaIndexSummaryBufferPolicy"]
 
 
-class LlamaIndexSummaryBufferPolicy(IncrementalPolicy):
+class LlamaIndexSummaryBufferPolicy(LlamaIndexPolicyBase):
     """``ChatSummaryMemoryBuffer.from_defaults(llm=fake, token_limit=budget)``."""
 
     name = "llamaindex_summary_buffer"
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
-        self.converter = LlamaIndexConverter()
-        self.tokenizer = TokenizerFn(context.counter)
         self.llm = context.summarizer.as_llamaindex()
         self.memory = self._new_memory()
 
@@ -42,11 +40,6 @@ class LlamaIndexSummaryBufferPolicy(IncrementalPolicy):
         return ChatSummaryMemoryBuffer.from_defaults(
             llm=self.llm, token_limit=self.context.budget,
             tokenizer_fn=self.tokenizer.as_llamaindex())
-
-    def reset(self) -> None:
-        super().reset()
-        self.converter.reset()
-        self.memory = self._new_memory()
 
     def prompt(self, history: Sequence[Message]) -> PolicyResult:
         new = self.converter.to_llamaindex_all(self.take_new(history))
@@ -57,6 +50,5 @@ class LlamaIndexSummaryBufferPolicy(IncrementalPolicy):
         messages = self.memory.get()
         seconds = time.perf_counter() - start
         summarized = self.context.summarizer.usage.calls > calls_before
-        prompt = (*self.system, *self.converter.to_neutral_all(messages))
-        return PolicyResult(messages=prompt, events=("summarize",) if summarized else (),
-                            seconds=seconds)
+        return PolicyResult(messages=self._prompt(messages),
+                            events=("summarize",) if summarized else (), seconds=seconds)
