@@ -35,3 +35,13 @@ def test_the_agent_driven_tools_example_archives_and_writes_a_memo(
     shown = to_openai(scope["prompt"])
     assert any("has been archived" in str(m.get("content")) for m in shown)
     assert "plan" in scope["result_text"]
+
+
+def test_the_framework_owned_history_example_compresses_with_edits(
+        swe_trajectories: list[Trajectory]) -> None:
+    block = next(b for b in python_blocks() if "ContextProcessor(" in b)
+    run = max(swe_trajectories, key=lambda t: len(t.messages))
+    scope = {"openai_messages": list(run.raw)}
+    exec(block, scope)  # noqa: S102 - the README's own example
+    assert len(scope["history"]) < len(run.raw)  # the edits were persisted
+    assert scope["prompt"][1].id == "ctxmgr-reload-hint"

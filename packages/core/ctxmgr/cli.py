@@ -260,7 +260,7 @@ def _compress(args: argparse.Namespace) -> int:
         raise UsageError(f"--max-tokens: {exc}") from None
     memory = AutoContextMemory(config, summarizer=_summarizer(args.summarizer),
                                store=_store(args.store), project=_CLI_PROJECT,
-                               session=_CLI_SESSION)
+                               session=_CLI_SESSION, reload_hint=False)
     memory.add(messages)
     events = memory.compress_if_needed()
     _write_json({"messages": to_openai(memory.messages),

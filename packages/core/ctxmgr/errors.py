@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ctxmgr.autocontext.pipeline import CompressionResult
+    from ctxmgr.autocontext.processor import ProcessResult
     from ctxmgr.pairing import PairingViolation
 
 __all__ = [
@@ -108,14 +109,16 @@ class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
     def __init__(
-        self, *, tokens: int, limit: int, partial: CompressionResult | None = None
+        self, *, tokens: int, limit: int,
+        partial: CompressionResult | ProcessResult | None = None
     ) -> None:
         self.tokens = tokens
         self.limit = limit
         self.excess = tokens - limit
         self.partial = partial
-        """The compression that was applied before giving up (a ``CompressionResult``):
-        its offloads are written, so callers keep it rather than redo it."""
+        """The compression that was applied before giving up (a ``CompressionResult``, or
+        a ``ProcessResult`` from a ``ContextProcessor``): its offloads are written, so
+        callers keep it rather than redo it."""
         super().__init__(
             f"prompt is {tokens} tokens after compression, {self.excess} over the "
             f"{limit}-token window; raise max_tokens, pin fewer messages or enable "

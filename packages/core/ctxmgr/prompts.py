@@ -11,15 +11,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxmgr.errors import ConfigError
-from ctxmgr.messages import freeze, thaw
+from ctxmgr.messages import Message, TextBlock, freeze, thaw
 
 __all__ = [
     "ARCHIVE_SYSTEM_PROMPT",
     "ARCHIVE_TOOL_DESCRIPTION",
     "MEMO_SYSTEM_PROMPT",
     "MEMO_TOOL_DESCRIPTION",
+    "RELOAD_HINT_ID",
+    "RELOAD_SYSTEM_PROMPT",
     "ToolSpec",
     "context_usage_note",
+    "reload_hint_message",
     "system_prompt_fragment",
 ]
 
@@ -110,19 +113,40 @@ and memo read to recall the full text. Update a memo by writing the same key, an
 delete memos that are stale."""
 
 
-def system_prompt_fragment(*, message_archiving: bool = True, memo: bool = True) -> str:
+RELOAD_SYSTEM_PROMPT = """\
+Some earlier messages were compressed to save context. A compressed message ends \
+with a tag like <!-- CONTEXT_OFFLOAD: uuid=ID -->. If you need the original \
+content, call the context_reload tool with that uuid; a long range comes back in \
+pages. Do not mention these ids to the user."""
+
+RELOAD_HINT_ID = "ctxmgr-reload-hint"
+"""Id of the system message that carries :data:`RELOAD_SYSTEM_PROMPT` in a prompt."""
+
+
+def system_prompt_fragment(*, message_archiving: bool = True, memo: bool = True,
+                           context_reload: bool = False) -> str:
     """The system-prompt guidance for the tools that are switched on ("" when none).
 
     Args:
         message_archiving: include the guidance for the archiving tool.
         memo: include the guidance for the memo tool.
+        context_reload: include what offload tags mean and how to reload them.
     """
     parts = []
+    if context_reload:
+        parts.append(RELOAD_SYSTEM_PROMPT)
     if message_archiving:
         parts.append(ARCHIVE_SYSTEM_PROMPT)
     if memo:
         parts.append(MEMO_SYSTEM_PROMPT)
     return "\n\n".join(parts)
+
+
+def reload_hint_message() -> Message:
+    """The system message that tells the model what offload tags are (always the same
+    id and text, so it never disturbs a cached prompt prefix)."""
+    text = system_prompt_fragment(message_archiving=False, memo=False, context_reload=True)
+    return Message(role="system", content=(TextBlock(text=text),), id=RELOAD_HINT_ID)
 
 
 def _short(n: int) -> str:

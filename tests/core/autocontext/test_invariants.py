@@ -194,7 +194,7 @@ def replay(trajectory: Trajectory, cfg: AutoContextConfig, counter: TokenCounter
             assert err.tokens > cfg.max_tokens, where
             stats["overflows"] += 1
             return
-        assert mem.tokens == counter.count_messages(mem.messages), where
+        assert mem.tokens == counter.count_messages(mem.prompt), where
         if events:
             stats["compressions"] += 1
             check_invariants(mem.originals, mem.messages, mem.reload, where)

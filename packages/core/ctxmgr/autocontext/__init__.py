@@ -1,10 +1,17 @@
 """AutoContextMemory: six-strategy progressive compression, reversible by id."""
 
 from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.edits import Edit, apply_edits, diff_edits
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.processor import (
+    ContextProcessor,
+    ProcessResult,
+    async_history_processor,
+    history_processor,
+)
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL, handle_reload_call
 from ctxmgr.autocontext.summarizers import (
     AsyncSummarizer,
@@ -21,12 +28,19 @@ __all__ = [
     "AutoContextMemory",
     "CompressionEvent",
     "CompressionResult",
+    "ContextProcessor",
+    "Edit",
     "ExtractiveSummarizer",
     "OffloadStore",
+    "ProcessResult",
     "Summarizer",
     "acompress",
+    "apply_edits",
+    "async_history_processor",
     "compress",
+    "diff_edits",
     "handle_reload_call",
+    "history_processor",
     "offload_tag",
     "render_transcript",
 ]

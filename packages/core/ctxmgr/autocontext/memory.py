@@ -1,32 +1,42 @@
-"""AutoContextMemory: the stateful face of the compressor.
+"""AutoContextMemory: the compressor for callers who own an append-only history.
 
-It holds the working view (what the model is sent), every original message
-ever added, the offload store and the events. ``compress_if_needed`` is O(1)
-when nothing needs doing: a running token tally answers the trigger without
-recounting the history.
+It holds the working view (what the model is sent), the offload store and the
+latest events. ``compress_if_needed`` is O(1) when nothing needs doing: a running
+token tally answers the trigger without recounting the history. Originals live
+only in the offload store, so the memory (and :meth:`to_json`) grows with the
+working view, not with the history. For a history a framework owns and hands
+over whole on every call, use :class:`~ctxmgr.autocontext.processor.ContextProcessor`.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
+from ctxmgr.autocontext.processor import with_reload_hint
 from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
-from ctxmgr.errors import ContextOverflowError
+from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
+from ctxmgr.prompts import reload_hint_message
 from ctxmgr.store.base import Store
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import TokenCounter, TokenTally, default_counter
 
-__all__ = ["AutoContextMemory"]
+__all__ = ["MAX_EVENTS", "AutoContextMemory"]
 
-_DEFAULT = object()
+_DEFAULT: Any = object()
+
+MAX_EVENTS = 1000
+"""Events kept in :attr:`AutoContextMemory.events` (the newest); every event also goes
+to ``on_event`` and the log, so nothing is hidden, but memory stays bounded."""
 
 
 class AutoContextMemory:
@@ -37,18 +47,20 @@ class AutoContextMemory:
         memory = AutoContextMemory(AutoContextConfig(max_tokens=32_000))
         memory.add(history)
         memory.compress_if_needed()
-        prompt = memory.messages          # send this to the model
+        prompt = memory.prompt            # send this to the model
         memory.reload(offload_id)         # any original, byte for byte
 
     Args:
-        config: thresholds and switches; defaults follow SPEC §5.1.
-        counter: token counter; default: exact tiktoken, offline.
+        config: thresholds and switches.
+        counter: token counter; default: exact tiktoken.
         summarizer: object with ``summarize`` / ``asummarize``; default the
             deterministic :class:`ExtractiveSummarizer`; ``None`` disables the LLM
             strategies (1, 4, 5, 6).
         store: where offloaded originals go; default in memory.
         project, session: the offload namespace inside ``store``.
         on_event: called with every :class:`CompressionEvent`.
+        reload_hint: put the reload hint in :attr:`prompt` once anything is compressed
+            (its tokens are counted in every budget check).
     """
 
     def __init__(
@@ -61,49 +73,76 @@ class AutoContextMemory:
         project: str = "default",
         session: str = "default",
         on_event: EventCallback | None = None,
+        reload_hint: bool = True,
     ) -> None:
         self.config = config or AutoContextConfig()
         self.counter = counter or default_counter()
         self.summarizer = ExtractiveSummarizer() if summarizer is _DEFAULT else summarizer
         self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
         self.on_event = on_event
+        self.hint = reload_hint_message() if reload_hint else None
+        self._overhead = self.counter.count(self.hint) if self.hint else 0
         self._working: list[Message] = []
-        self._originals: list[Message] = []
-        self._events: list[CompressionEvent] = []
+        self._events: deque[CompressionEvent] = deque(maxlen=MAX_EVENTS)
         self._tally = TokenTally(self.counter)
         self._model_calls = 0  # assistant messages ever added: the summaries' payback horizon
+        self._hinted = False  # the prompt carries the reload hint (something is compressed)
 
     # -- history ---------------------------------------------------------------------
 
     @property
     def messages(self) -> list[Message]:
-        """The working view: what to send to the model (a copy)."""
+        """The working view: the history with every compression applied (a copy)."""
         return list(self._working)
 
     @property
+    def prompt(self) -> list[Message]:
+        """What to send to the model: :attr:`messages`, plus the reload hint (a system
+        message after the leading system messages) once anything is compressed."""
+        return with_reload_hint(self._working, self.hint)
+
+    @property
     def originals(self) -> list[Message]:
-        """Every message ever added, uncompressed, in order (a copy)."""
-        return list(self._originals)
+        """Every message ever added, uncompressed, in order, read back from the offload
+        store (the memory itself keeps only the working view).
+
+        Raises:
+            OffloadNotFoundError: the store lost an offloaded range.
+        """
+        out: list[Message] = []
+        todo = list(reversed(self._working))
+        while todo:
+            m = todo.pop()
+            marker = CompressedMarker.of(m)
+            if marker is None:
+                out.append(m)
+            else:
+                todo.extend(reversed(self.offload.load(marker.offload_id)))
+        return out
 
     @property
     def events(self) -> list[CompressionEvent]:
+        """The latest :data:`MAX_EVENTS` compression steps, oldest first."""
         return list(self._events)
 
     @property
     def tokens(self) -> int:
-        """Prompt tokens of the working view."""
-        return self._tally.total
+        """Prompt tokens of :attr:`prompt` (the reload hint included once it is there)."""
+        return self._tally.total + (self._overhead if self._hinted else 0)
 
     def add(self, messages: Message | Iterable[Message]) -> None:
-        """Append messages to both the working view and the originals."""
+        """Append messages to the working view (the caller owns the history: a message
+        added twice is there twice; a framework-owned history goes to ContextProcessor)."""
         new = [messages] if isinstance(messages, Message) else list(messages)
         self._working.extend(new)
-        self._originals.extend(new)
         self._tally.extend(new)
         self._model_calls += sum(m.role == "assistant" for m in new)
+        self._hinted = self._hinted or _any_compressed(new)
 
     def needs_compression(self) -> bool:
-        return needs_compression(self._tally.total, len(self._working), self.config)
+        """The trigger is reached (the reload hint is always counted: it may be added)."""
+        return needs_compression(self._tally.total + self._overhead, len(self._working),
+                                 self.config)
 
     # -- compression -----------------------------------------------------------------
 
@@ -134,18 +173,19 @@ class AutoContextMemory:
     def _kwargs(self) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
                 "summarizer": self.summarizer, "on_event": self._record,
-                "model_calls": self._model_calls}
+                "model_calls": self._model_calls, "overhead_tokens": self._overhead}
 
     def _record(self, event: CompressionEvent) -> None:
         self._events.append(event)
         if self.on_event is not None:
             self.on_event(event)
 
-    def _apply(self, result: CompressionResult | None) -> list[CompressionEvent]:
-        if result is None:
+    def _apply(self, result: object) -> list[CompressionEvent]:
+        if not isinstance(result, CompressionResult):
             return []
         self._working = result.messages
         self._tally.reset(self._working)
+        self._hinted = _any_compressed(self._working)
         return list(result.events)
 
     # -- reload ----------------------------------------------------------------------
@@ -165,29 +205,45 @@ class AutoContextMemory:
     # -- persistence -----------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """Working view, originals and events as plain JSON (the offload store persists itself)."""
+        """The working view and the model-call count as plain JSON. Originals are in the
+        offload store (which persists itself), so this grows with the working view only."""
         return {
-            "version": 1,
+            "version": 2,
             "working": [message_to_dict(m) for m in self._working],
-            "originals": [message_to_dict(m) for m in self._originals],
-            "events": [e.to_dict() for e in self._events],
+            "model_calls": self._model_calls,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | str, **kwargs: Any) -> AutoContextMemory:
         """Rebuild from :meth:`to_json` output; ``kwargs`` as for the constructor
-        (pass the same ``store``, ``project`` and ``session`` to keep reload working)."""
-        state: dict[str, Any] = json.loads(data) if isinstance(data, str) else data
+        (pass the same ``store``, ``project`` and ``session`` to keep reload working).
+
+        Raises:
+            InvalidMessageError: ``data`` is not what :meth:`to_json` writes.
+        """
+        try:
+            state = json.loads(data) if isinstance(data, str) else data
+            working = [message_from_dict(d) for d in state["working"]]
+            calls = state.get("model_calls")
+            if calls is None:  # version 1 kept every original beside the view
+                calls = sum(d["role"] == "assistant" for d in state.get("originals", []))
+            if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
+                raise ValueError(f"model_calls must be an int >= 0, got {calls!r}")
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise InvalidMessageError(
+                f"not an AutoContextMemory state ({type(exc).__name__}: {exc}); pass what "
+                "AutoContextMemory.to_json() returned") from None
         memory = cls(**kwargs)
-        memory._working = [message_from_dict(d) for d in state["working"]]
-        memory._originals = [message_from_dict(d) for d in state["originals"]]
-        memory._events = [CompressionEvent(**{**e, "replaced_ids": tuple(e["replaced_ids"])})
-                          for e in state.get("events", [])]
-        memory._tally.reset(memory._working)
-        memory._model_calls = sum(m.role == "assistant" for m in memory._originals)
+        memory._working = working
+        memory._tally.reset(working)
+        memory._model_calls = calls
+        memory._hinted = _any_compressed(working)
         return memory
 
     def __repr__(self) -> str:
         return (f"AutoContextMemory(messages={len(self._working)}, tokens={self.tokens}, "
                 f"max_tokens={self.config.max_tokens}, events={len(self._events)})")
 
+
+def _any_compressed(messages: Iterable[Message]) -> bool:
+    return any(CompressedMarker.of(m) is not None for m in messages)

@@ -7,31 +7,18 @@ metadata marking it compressed, so no later step mistakes it for an answer.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, offload_tag
 from ctxmgr.errors import OffloadNotFoundError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
 from ctxmgr.store.base import Namespace, Store
 
-__all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "compressed_metadata", "offload_tag"]
-
-OFFLOAD_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32}) -->")
-
-
-def offload_tag(offload_id: str) -> str:
-    return f"<!-- CONTEXT_OFFLOAD: uuid={offload_id} -->"
-
-
-def compressed_metadata(
-    original: Mapping[str, Any], *, strategy: int, offload_id: str, **more: Any
-) -> dict[str, Any]:
-    """``original`` metadata plus ``ctxmgr: {compressed, strategy, offload_id, ...}``."""
-    return {**original, "ctxmgr": {"compressed": True, "strategy": strategy,
-                                   "offload_id": offload_id, **more}}
+__all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
 
 
 class OffloadStore:
@@ -43,8 +30,19 @@ class OffloadStore:
 
     @staticmethod
     def new_id() -> str:
-        """A fresh offload id (32 hex digits)."""
+        """A fresh random offload id (32 hex digits)."""
         return uuid.uuid4().hex
+
+    @staticmethod
+    def id_for(messages: Sequence[Message]) -> str:
+        """The offload id of a range: 32 hex digits of the SHA-256 of its messages.
+
+        Derived from the content (ids included), so compressing the same history
+        twice, in another process or after a restart, names the same blob: replaying
+        a call is idempotent and a resumed worker writes nothing new.
+        """
+        blob = json.dumps([message_to_dict(m) for m in messages], sort_keys=True)
+        return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
 
     def save(self, messages: Sequence[Message], offload_id: str | None = None) -> str:
         """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id."""

@@ -83,10 +83,11 @@ class _Pass:
 
     def __init__(self, messages: Sequence[Message], *, config: AutoContextConfig,
                  counter: TokenCounter, offload: OffloadStore,
-                 on_event: EventCallback | None, model_calls: int | None) -> None:
+                 on_event: EventCallback | None, model_calls: int | None,
+                 overhead_tokens: int = 0) -> None:
         self.work = list(messages)
         self.config, self.counter, self.offload, self.on_event = config, counter, offload, on_event
-        self.tokens = counter.count_messages(self.work)
+        self.tokens = counter.count_messages(self.work) + overhead_tokens
         self.events: list[CompressionEvent] = []
         self.model_calls = (model_calls if model_calls is not None
                             else sum(m.role == "assistant" for m in self.work))
@@ -139,7 +140,7 @@ class _Pass:
         """Offload the originals, then put the stand-in in their place; returns how many
         messages stand in, or ``None`` (nothing changed) when they would not be smaller."""
         old = sum(self.counter.count(m) for m in original)
-        offload_id = self.offload.new_id()
+        offload_id = self.offload.id_for(original)
         stand_in = plan.build(summary, offload_id)
         new = sum(self.counter.count(m) for m in stand_in)
         if new >= old:
@@ -180,9 +181,10 @@ def _plan_and_apply(
     on_event: EventCallback | None,
     force: bool,
     model_calls: int | None,
+    overhead_tokens: int,
 ) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
     run = _Pass(messages, config=config, counter=counter, offload=offload, on_event=on_event,
-                model_calls=model_calls)
+                model_calls=model_calls, overhead_tokens=overhead_tokens)
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
     for strategy in STRATEGIES:
@@ -231,6 +233,7 @@ def compress(
     on_event: EventCallback | None = None,
     force: bool = False,
     model_calls: int | None = None,
+    overhead_tokens: int = 0,
 ) -> CompressionResult:
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
@@ -241,13 +244,15 @@ def compress(
         model_calls: model calls the conversation has made so far (default: the
             assistant messages in ``messages``), the horizon over which a summary the
             window does not need must pay for itself.
+        overhead_tokens: prompt tokens sent beside ``messages`` (a system prompt kept
+            elsewhere, tool schemas, the reload hint); they count towards every threshold.
 
     Raises:
         ContextOverflowError: still over ``max_tokens`` after every strategy applied.
     """
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
-                          model_calls=model_calls)
+                          model_calls=model_calls, overhead_tokens=overhead_tokens)
     try:
         request = next(gen)
         while True:
@@ -267,11 +272,12 @@ async def acompress(
     on_event: EventCallback | None = None,
     force: bool = False,
     model_calls: int | None = None,
+    overhead_tokens: int = 0,
 ) -> CompressionResult:
     """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
-                          model_calls=model_calls)
+                          model_calls=model_calls, overhead_tokens=overhead_tokens)
     try:
         request = next(gen)
         while True:

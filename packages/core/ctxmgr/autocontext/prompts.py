@@ -11,7 +11,6 @@ __all__ = [
     "CURRENT_LARGE_PROMPT",
     "CURRENT_ROUND_PROMPT",
     "PREVIOUS_ROUND_PROMPT",
-    "RELOAD_HINT",
     "TOOL_RUN_PROMPT",
 ]
 
@@ -42,8 +41,3 @@ current task, to about {{ratio}} of its length. The agent will continue from you
 record, so list every tool call already made with its exact arguments and outcome,
 so that it is not repeated.
 {_KEEP}"""
-
-RELOAD_HINT = """Some earlier messages were compressed to save context. A compressed
-message ends with a tag like <!-- CONTEXT_OFFLOAD: uuid=ID -->. If you need the
-original content, call the context_reload tool with that uuid. Do not mention these
-ids to the user."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.messages import Message
 from ctxmgr.pairing import ToolGroup, tool_groups
@@ -21,21 +22,15 @@ from ctxmgr.tokens import TokenCounter
 __all__ = ["Layout", "is_compressed", "is_final_answer", "layout", "summary_strategy"]
 
 
-_SUMMARIES = frozenset({1, 4, 6})  # strategies whose stand-in replaces a range
-
-
 def is_compressed(m: Message) -> bool:
     """True for a message ctxmgr wrote in place of others (summary or offload preview)."""
-    meta = m.metadata.get("ctxmgr")
-    return bool(meta and meta.get("compressed"))
+    return CompressedMarker.of(m) is not None
 
 
 def summary_strategy(m: Message) -> int | None:
     """The strategy whose summary ``m`` is, or ``None`` for any other message."""
-    meta = m.metadata.get("ctxmgr")
-    if meta and meta.get("compressed") and meta.get("strategy") in _SUMMARIES:
-        return int(meta["strategy"])
-    return None
+    marker = CompressedMarker.of(m)
+    return marker.strategy if marker is not None and marker.is_summary else None
 
 
 def is_final_answer(m: Message) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
+from ctxmgr.autocontext.marker import CompressedMarker, strip_offload_tags
 from ctxmgr.messages import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
 __all__ = [
@@ -100,7 +101,7 @@ def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Messag
 
     out: list[Message] = []
     for m in messages:
-        if m.metadata.get("ctxmgr") and not m.has_tool_blocks:
+        if CompressedMarker.of(m) is not None and not m.has_tool_blocks:
             out.append(m)  # an earlier summary is the record so far: it goes in whole
             continue
         blocks = []
@@ -140,8 +141,8 @@ class ExtractiveSummarizer:
     def summarize(self, messages: Sequence[Message], instruction: str) -> str:
         out: list[str] = []
         for m in messages:
-            if m.metadata.get("ctxmgr"):  # an earlier summary or preview: carry it forward
-                kept = _TAG.sub("", m.text).strip().removeprefix(_HEADER).strip()
+            if CompressedMarker.of(m) is not None:  # an earlier summary or preview: keep it
+                kept = strip_offload_tags(m.text).strip().removeprefix(_HEADER).strip()
                 out.append(kept)
                 if not m.has_tool_blocks:
                     continue
@@ -173,7 +174,6 @@ class ExtractiveSummarizer:
 
 
 _HEADER = "Summary of earlier messages:"
-_TAG = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]+ -->")
 
 
 def _clip(text: str, n: int) -> str:

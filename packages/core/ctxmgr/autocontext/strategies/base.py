@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.offload import compressed_metadata, offload_tag
+from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
@@ -69,7 +69,8 @@ def message_chars(m: Message) -> int:
 
 
 def summary_message(
-    replaced: Sequence[Message], summary: str, offload_id: str, *, strategy: int, **meta: object
+    replaced: Sequence[Message], summary: str, offload_id: str, *, strategy: int,
+    current_round: bool = False,
 ) -> Message:
     """One assistant message standing in for ``replaced``; it keeps the first one's id
     so a reducer that replaces by id leaves it in place."""
@@ -78,7 +79,8 @@ def summary_message(
         role="assistant",
         content=(TextBlock(text=f"{summary}\n{offload_tag(offload_id)}"),),
         id=first.id,
-        metadata=compressed_metadata({}, strategy=strategy, offload_id=offload_id, **meta),
+        metadata=CompressedMarker(strategy=strategy, offload_id=offload_id,
+                                  current_round=current_round).metadata({}),
     )
 
 
@@ -102,5 +104,5 @@ def with_text_replaced(m: Message, text: str, offload_id: str, *, strategy: int)
     if not text_done and not any(isinstance(b, ToolResultBlock) for b in m.content):
         blocks.insert(0, TextBlock(text=tagged))
     return replace(m, content=tuple(blocks),
-                   metadata=compressed_metadata(m.metadata, strategy=strategy,
-                                                offload_id=offload_id))
+                   metadata=CompressedMarker(strategy=strategy,
+                                             offload_id=offload_id).metadata(m.metadata))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxmgr.autocontext.offload import compressed_metadata, offload_tag
+from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -33,8 +33,8 @@ def previewed(m: Message, offload_id: str, *, chars: int, strategy: int) -> Mess
         else:
             blocks.append(b)
     return replace(m, content=tuple(blocks),
-                   metadata=compressed_metadata(m.metadata, strategy=strategy,
-                                                offload_id=offload_id))
+                   metadata=CompressedMarker(strategy=strategy,
+                                             offload_id=offload_id).metadata(m.metadata))
 
 
 def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[Plan]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, summary_message
 from ctxmgr.messages import Message
 from ctxmgr.pairing import ToolGroup
@@ -60,8 +61,8 @@ class ToolRuns:
 
 
 def _is_run_summary(m: Message) -> bool:
-    meta = m.metadata.get("ctxmgr")
-    return bool(meta and meta.get("compressed") and meta.get("strategy") == 1)
+    marker = CompressedMarker.of(m)
+    return marker is not None and marker.strategy == 1
 
 
 def _units(messages: Sequence[Message], groups: Sequence[ToolGroup]) -> list[ToolGroup]:

@@ -1,0 +1,278 @@
+"""ContextProcessor: AutoContextMemory for a history the framework owns.
+
+A LangGraph middleware, a pre-model hook or a LlamaIndex agent holds the
+history itself and hands ctxmgr all of it before every model call. The
+processor is idempotent by message id: the same history twice changes nothing,
+new messages are taken once, and an edit someone else made is respected. It
+returns the prompt to send **and** the compressions as :class:`Edit` s, which
+the framework persists with its own reducer, plus a small JSON state for the
+checkpoint (the originals are in the offload store, not in the state).
+
+``history_processor`` wraps it as a plain function, messages to messages, in
+the manner of pydantic-ai's history processors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.edits import Edit, diff_edits
+from ctxmgr.autocontext.events import CompressionEvent, EventCallback
+from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.reload import handle_reload_call
+from ctxmgr.autocontext.standins import StandIn, StandIns, check_unique_ids
+from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
+from ctxmgr.errors import ContextOverflowError, CtxmgrError
+from ctxmgr.messages import Message
+from ctxmgr.prompts import reload_hint_message
+from ctxmgr.store.base import Store
+from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.tokens import TokenCounter, default_counter
+
+__all__ = [
+    "ContextProcessor",
+    "ProcessResult",
+    "async_history_processor",
+    "history_processor",
+    "with_reload_hint",
+]
+
+_DEFAULT: Any = object()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProcessResult:
+    """What one call of :meth:`ContextProcessor.process` produced."""
+
+    messages: list[Message]
+    """The working view: the history with every compression applied. Equals
+    ``apply_edits(history, edits)``, and what a framework holds once it persists them."""
+    prompt: list[Message]
+    """What to send to the model: :attr:`messages`, plus the reload hint (a system
+    message after the leading system messages) once anything is compressed."""
+    edits: list[Edit]
+    """The changes to make to the history given, by id (persist them with the
+    framework's reducer: same-id replacement and removal)."""
+    events: list[CompressionEvent]
+    """This call's compression steps (applied and skipped)."""
+    state: dict[str, Any] = field(repr=False)
+    """Plain-JSON state to keep for the next call (e.g. in a checkpoint)."""
+    tokens: int
+    """Prompt tokens of :attr:`prompt`, with the ``overhead_tokens`` given."""
+
+
+class ContextProcessor:
+    """Progressive, reversible compression of a history someone else owns.
+
+    Example::
+
+        processor = ContextProcessor(AutoContextConfig(max_tokens=32_000))
+        state = None
+        for history in calls:                       # the full history, every call
+            result = processor.process(history, state)
+            state = result.state                    # small, plain JSON
+            send(result.prompt)
+            persist(result.edits)                   # optional: keeps the prefix stable
+
+    Args:
+        config: thresholds and switches.
+        counter: token counter; default: exact tiktoken.
+        summarizer: object with ``summarize`` / ``asummarize``; default the
+            deterministic :class:`ExtractiveSummarizer`; ``None`` runs only the
+            strategies that need no LLM (2 and 3).
+        store: where offloaded originals go; default in memory. Use a shared store
+            (files, a database) when several workers or restarts share a session.
+        project, session: the offload namespace inside ``store``.
+        on_event: called with every :class:`CompressionEvent`.
+        reload_hint: add the reload hint to :attr:`ProcessResult.prompt` once anything is
+            compressed (its tokens are counted in every budget check).
+    """
+
+    def __init__(
+        self,
+        config: AutoContextConfig | None = None,
+        *,
+        counter: TokenCounter | None = None,
+        summarizer: object | None = _DEFAULT,
+        store: Store | None = None,
+        project: str = "default",
+        session: str = "default",
+        on_event: EventCallback | None = None,
+        reload_hint: bool = True,
+    ) -> None:
+        self.config = config or AutoContextConfig()
+        self.counter = counter or default_counter()
+        self.summarizer = ExtractiveSummarizer() if summarizer is _DEFAULT else summarizer
+        self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
+        self.on_event = on_event
+        self.hint = reload_hint_message() if reload_hint else None
+        self.hint_tokens = self.counter.count(self.hint) if self.hint else 0
+
+    # -- one model call --------------------------------------------------------------
+
+    def process(self, history: Sequence[Message], state: Mapping[str, Any] | None = None,
+                *, overhead_tokens: int = 0, force: bool = False) -> ProcessResult:
+        """Compress ``history`` if it needs it; idempotent by message id.
+
+        Args:
+            history: every message of the conversation as the framework holds it now,
+                system messages included, each with its own id.
+            state: :attr:`ProcessResult.state` of the previous call (``None`` at first).
+            overhead_tokens: prompt tokens sent outside ``history`` (a system prompt the
+                framework adds, tool schemas, room kept for the answer).
+            force: compress even below the trigger.
+
+        Raises:
+            ContextOverflowError: still over ``max_tokens`` after every strategy; its
+                ``partial`` is the :class:`ProcessResult` of the work that was done.
+            InvalidMessageError: two messages share an id, or ``state`` is damaged.
+        """
+        view, stand_ins, calls = self._prepare(history, state)
+        try:
+            result = compress(view, **self._kwargs(calls, overhead_tokens), force=force)
+        except ContextOverflowError as exc:
+            raise self._overflow(exc, history, view, stand_ins, overhead_tokens) from None
+        return self._finish(history, view, stand_ins, result, overhead_tokens)
+
+    async def aprocess(self, history: Sequence[Message], state: Mapping[str, Any] | None = None,
+                       *, overhead_tokens: int = 0, force: bool = False) -> ProcessResult:
+        """Async twin of :meth:`process` (the summarizer is awaited)."""
+        view, stand_ins, calls = self._prepare(history, state)
+        try:
+            result = await acompress(view, **self._kwargs(calls, overhead_tokens), force=force)
+        except ContextOverflowError as exc:
+            raise self._overflow(exc, history, view, stand_ins, overhead_tokens) from None
+        return self._finish(history, view, stand_ins, result, overhead_tokens)
+
+    def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None
+                 ) -> tuple[list[Message], StandIns, int]:
+        history = list(history)
+        check_unique_ids(history)
+        stand_ins = StandIns.from_json(state)
+        view, calls = stand_ins.reconcile(history, self._expand)
+        return view, stand_ins, calls
+
+    def _kwargs(self, calls: int, overhead_tokens: int) -> dict[str, Any]:
+        return {"config": self.config, "counter": self.counter, "offload": self.offload,
+                "summarizer": self.summarizer, "on_event": self.on_event,
+                "model_calls": calls, "overhead_tokens": overhead_tokens + self.hint_tokens}
+
+    def _finish(self, history: Sequence[Message], view: list[Message], stand_ins: StandIns,
+                result: CompressionResult, overhead_tokens: int) -> ProcessResult:
+        stand_ins.record(view, diff_edits(view, result.messages))
+        stand_ins.prune(result.messages)
+        messages = result.messages
+        return ProcessResult(
+            messages=messages, prompt=self.prompt_for(messages),
+            edits=diff_edits(history, messages), events=list(result.events),
+            state=stand_ins.to_json(),
+            tokens=self.counter.count_messages(messages) + overhead_tokens + self.hint_tokens)
+
+    def _overflow(self, exc: ContextOverflowError, history: Sequence[Message],
+                  view: list[Message], stand_ins: StandIns, overhead_tokens: int
+                  ) -> ContextOverflowError:
+        partial = exc.partial
+        done = (self._finish(history, view, stand_ins, partial, overhead_tokens)
+                if isinstance(partial, CompressionResult) else None)
+        return ContextOverflowError(tokens=exc.tokens, limit=exc.limit, partial=done)
+
+    def prompt_for(self, messages: Sequence[Message]) -> list[Message]:
+        """``messages`` with the reload hint, once any of them is compressed."""
+        return with_reload_hint(messages, self.hint)
+
+    # -- reload ----------------------------------------------------------------------
+
+    def reload(self, offload_id: str) -> list[Message]:
+        """The original messages behind an offload tag, exactly as they were.
+
+        Raises:
+            OffloadNotFoundError: unknown id.
+        """
+        return self.offload.load(offload_id)
+
+    def handle_reload_call(self, tool_input: Any) -> str:
+        """Answer a ``context_reload`` tool call; never raises on the model's input."""
+        return handle_reload_call(self.offload, tool_input)
+
+    def _expand(self, record: StandIn) -> set[str] | None:
+        """Ids of every original behind a stand-in, nested stand-ins opened too."""
+        ids: set[str] = set()
+        todo = [record.message]
+        while todo:
+            marker = CompressedMarker.of(todo.pop())
+            if marker is None:
+                continue
+            try:
+                originals = self.offload.load(marker.offload_id)
+            except (CtxmgrError, OSError, ValueError):
+                return None
+            for m in originals:
+                ids.add(m.id)
+                todo.append(m)
+        return ids
+
+    def __repr__(self) -> str:
+        return f"ContextProcessor({self.config!r}, counter={self.counter!r})"
+
+
+def with_reload_hint(messages: Sequence[Message], hint: Message | None) -> list[Message]:
+    """``messages`` with ``hint`` after the leading system messages, once any of them is
+    compressed: the model is told what the offload tags mean before it meets one."""
+    out = list(messages)
+    if hint is None or not any(CompressedMarker.of(m) for m in out):
+        return out
+    at = 0
+    while at < len(out) and out[at].role == "system":
+        at += 1
+    out.insert(at, hint)
+    return out
+
+
+def history_processor(
+    config: AutoContextConfig | None = None, **kwargs: Any
+) -> Callable[[Sequence[Message]], list[Message]]:
+    """A plain function from the full history to the prompt, keeping its state inside.
+
+    Example::
+
+        process = history_processor(AutoContextConfig(max_tokens=32_000))
+        prompt = process(history)        # call before every model call
+
+    ``kwargs`` are those of :class:`ContextProcessor`. The function carries its
+    processor as ``.processor`` and the latest :class:`ProcessResult` as ``.last``.
+    """
+    processor = ContextProcessor(config, **kwargs)
+    box: dict[str, Any] = {"state": None}
+
+    def process(messages: Sequence[Message]) -> list[Message]:
+        result = processor.process(messages, box["state"])
+        box["state"] = result.state
+        process.last = result  # type: ignore[attr-defined]
+        return result.prompt
+
+    process.processor = processor  # type: ignore[attr-defined]
+    process.last = None  # type: ignore[attr-defined]
+    return process
+
+
+def async_history_processor(
+    config: AutoContextConfig | None = None, **kwargs: Any
+) -> Callable[[Sequence[Message]], Awaitable[list[Message]]]:
+    """Async twin of :func:`history_processor` (the summarizer is awaited)."""
+    processor = ContextProcessor(config, **kwargs)
+    box: dict[str, Any] = {"state": None}
+
+    async def process(messages: Sequence[Message]) -> list[Message]:
+        result = await processor.aprocess(messages, box["state"])
+        box["state"] = result.state
+        process.last = result  # type: ignore[attr-defined]
+        return result.prompt
+
+    process.processor = processor  # type: ignore[attr-defined]
+    process.last = None  # type: ignore[attr-defined]
+    return process

@@ -1,0 +1,187 @@
+"""The stand-ins of a history the framework owns, and how a new history is matched to them.
+
+A framework hands ctxmgr its whole history on every model call. That history
+holds either the stand-ins ctxmgr asked it to persist (LangGraph applies the
+edits to its ``messages`` channel) or, when the framework kept the originals,
+the original ranges they replaced. :class:`StandIns` remembers, for each stand-in
+in the working view, just enough to recognise both cases by id: the stand-in
+itself, a digest of its range's first original, its last original id and the
+range's length. Originals live once, in the offload store; this record grows
+with the working view, never with the history, and is plain JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ctxmgr.autocontext.edits import Edit
+from ctxmgr.errors import InvalidMessageError
+from ctxmgr.messages import Message, message_from_dict, message_to_dict
+
+__all__ = ["StandIn", "StandIns", "message_digest"]
+
+STATE_VERSION = 1
+
+
+def message_digest(message: Message) -> str:
+    """A short fingerprint of a message's full content (id, blocks, metadata, extras)."""
+    blob = json.dumps(message_to_dict(message), sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StandIn:
+    """One message of the working view that stands in for a range of originals."""
+
+    message: Message
+    head: str
+    """Digest of the range's first original (it has the stand-in's id)."""
+    last_id: str
+    """Id of the range's last original."""
+    count: int
+    """Originals in the range (earlier stand-ins it absorbed expanded)."""
+    calls: int
+    """Assistant messages among the originals: model calls the range stands for."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": message_to_dict(self.message), "head": self.head,
+                "last_id": self.last_id, "count": self.count, "calls": self.calls}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> StandIn:
+        return cls(message=message_from_dict(data["message"]), head=str(data["head"]),
+                   last_id=str(data["last_id"]), count=int(data["count"]),
+                   calls=int(data["calls"]))
+
+
+Expander = Callable[[StandIn], "set[str] | None"]
+"""Ids of every original behind a stand-in (read from the offload store), or ``None``."""
+
+
+class StandIns:
+    """The stand-ins of one working view, by id."""
+
+    def __init__(self, records: Mapping[str, StandIn] | None = None) -> None:
+        self.by_id: dict[str, StandIn] = dict(records or {})
+
+    # -- JSON state --------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": STATE_VERSION,
+                "stand_ins": [r.to_json() for r in self.by_id.values()]}
+
+    @classmethod
+    def from_json(cls, state: Mapping[str, Any] | None) -> StandIns:
+        """Rebuild from :meth:`to_json`; ``None`` or ``{}`` is a fresh start.
+
+        Raises:
+            InvalidMessageError: the state is not what :meth:`to_json` writes.
+        """
+        if not state:
+            return cls()
+        try:
+            if state.get("version") != STATE_VERSION:
+                raise ValueError(f"unknown state version {state.get('version')!r}")
+            records = [StandIn.from_json(d) for d in state["stand_ins"]]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InvalidMessageError(
+                f"ctxmgr state is damaged or from another version ({exc!r}); pass the "
+                "state a ContextProcessor returned, or None to start over") from exc
+        return cls({r.message.id: r for r in records})
+
+    # -- matching a history ------------------------------------------------------------
+
+    def reconcile(self, history: Sequence[Message], expand: Expander
+                  ) -> tuple[list[Message], int]:
+        """The working view for ``history``, and the model calls it stands for.
+
+        A message with a stand-in's id is kept when it is that stand-in (the framework
+        persisted it); when it is the range's original first message, the range of
+        originals is replaced by the stand-in (the framework kept the originals); any
+        other message with that id is someone else's edit: it is kept as it is and the
+        record forgotten (its originals stay reloadable).
+        """
+        view: list[Message] = []
+        calls = 0
+        i, n = 0, len(history)
+        while i < n:
+            m = history[i]
+            record = self.by_id.get(m.id)
+            if record is None:
+                view.append(m)
+                calls += m.role == "assistant"
+                i += 1
+            elif m is record.message or m == record.message:
+                view.append(record.message)  # the cached object: its token count is known
+                calls += record.calls
+                i += 1
+            elif message_digest(m) == record.head:
+                view.append(record.message)
+                calls += record.calls
+                i = self._skip_originals(history, i, record, expand)
+            else:
+                del self.by_id[m.id]
+                view.append(m)
+                calls += m.role == "assistant"
+                i += 1
+        return view, calls
+
+    @staticmethod
+    def _skip_originals(history: Sequence[Message], i: int, record: StandIn,
+                        expand: Expander) -> int:
+        """Index after the originals of ``record`` that start at ``i``."""
+        end = i + record.count
+        if end <= len(history) and history[end - 1].id == record.last_id:
+            return end  # the whole range is there, as it was
+        ids = expand(record) or {record.message.id}  # someone removed part of the range
+        j = i + 1
+        while j < len(history) and history[j].id in ids:
+            j += 1
+        return j
+
+    # -- recording a compression -------------------------------------------------------
+
+    def record(self, view: Sequence[Message], edits: Sequence[Edit]) -> None:
+        """Remember the stand-ins of ``edits`` (made on ``view``); forget absorbed ones."""
+        by_id = {m.id: m for m in view}
+        for edit in edits:
+            if edit.stand_in is None:
+                for mid in edit.ids:
+                    self.by_id.pop(mid, None)
+                continue
+            parts = [self.by_id.pop(mid) if mid in self.by_id else _original(by_id[mid])
+                     for mid in edit.ids]
+            self.by_id[edit.stand_in.id] = StandIn(
+                message=edit.stand_in, head=parts[0].head, last_id=parts[-1].last_id,
+                count=sum(p.count for p in parts), calls=sum(p.calls for p in parts))
+
+    def prune(self, view: Sequence[Message]) -> None:
+        """Forget records whose stand-in is no longer in ``view``."""
+        present = {m.id for m in view}
+        for mid in [k for k in self.by_id if k not in present]:
+            del self.by_id[mid]
+
+
+def _original(m: Message) -> StandIn:
+    """A plain message seen as a range of one (to combine with stand-ins it joins)."""
+    return StandIn(message=m, head=message_digest(m), last_id=m.id, count=1,
+                   calls=int(m.role == "assistant"))
+
+
+def check_unique_ids(history: Sequence[Message]) -> None:
+    """Raise when two messages share an id: a history owned elsewhere is matched by id.
+
+    Raises:
+        InvalidMessageError: names both positions.
+    """
+    seen: dict[str, int] = {}
+    for i, m in enumerate(history):
+        j = seen.setdefault(m.id, i)
+        if j != i:
+            raise InvalidMessageError(
+                f"messages {j} and {i} share the id {m.id!r}; ctxmgr matches a history it "
+                "does not own by message id, so every message needs its own", index=i)
