@@ -29,6 +29,7 @@ from typing import Any
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import ContentBlock, Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.prompts import ARCHIVE_TOOL_DESCRIPTION, ToolSpec
+from ctxmgr.tool_input import parse_tool_input
 
 __all__ = [
     "ARCHIVE_TOOL",
@@ -247,13 +248,10 @@ def _parse_input(tool_input: Any) -> tuple[str, list[Any], str | None] | str:
     """(action, ids, summary) or the message explaining what is wrong."""
     usage = ('expected {"action": "archive" | "unarchive", "tool_use_ids": ["<id>", ...], '
              '"summary": "<optional text>"}')
-    if isinstance(tool_input, str | bytes):
-        try:
-            tool_input = json.loads(tool_input)
-        except (ValueError, UnicodeDecodeError):
-            return f"Error: the input is not a JSON object; {usage}"
-    if not isinstance(tool_input, Mapping):
-        return f"Error: the input must be an object, got {type(tool_input).__name__}; {usage}"
+    parsed = parse_tool_input(tool_input, usage)
+    if isinstance(parsed, str):
+        return parsed
+    tool_input = parsed
     action = tool_input.get("action")
     if not isinstance(action, str) or action.strip().lower() not in ("archive", "unarchive"):
         return f"Error: action must be \"archive\" or \"unarchive\", got {action!r:.80}; {usage}"
