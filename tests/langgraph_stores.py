@@ -12,13 +12,13 @@ from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import psycopg
 from langgraph.store.base import BaseStore
 from langgraph.store.postgres import AsyncPostgresStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from postgres_db import POSTGRES_ENV, create_database, database_uri, drop_database
 
-POSTGRES_ENV = "CTXMGR_TEST_POSTGRES_URI"
+__all__ = ["BACKENDS", "POSTGRES_ENV", "Backend", "LoopThread", "create_database",
+           "database_uri", "drop_database", "open_async"]
 BACKENDS = ["memory", "sqlite", "async-sqlite", "postgres", "async-postgres"]
 
 _T = TypeVar("_T")
@@ -52,22 +52,6 @@ async def _cancel_tasks() -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-
-
-def database_uri(uri: str, dbname: str) -> str:
-    """``uri`` pointing at another database of the same server."""
-    return make_conninfo(**{**conninfo_to_dict(uri), "dbname": dbname})
-
-
-def create_database(admin_uri: str, dbname: str) -> str:
-    with psycopg.connect(admin_uri, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{dbname}"')
-    return database_uri(admin_uri, dbname)
-
-
-def drop_database(admin_uri: str, dbname: str) -> None:
-    with psycopg.connect(admin_uri, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
 
 
 @dataclass

@@ -22,30 +22,19 @@ from langgraph.store.postgres import PostgresStore
 from langgraph.store.sqlite import SqliteStore
 from langgraph_stores import (
     BACKENDS,
-    POSTGRES_ENV,
     Backend,
     LoopThread,
     create_database,
     drop_database,
     open_async,
 )
+from postgres_db import admin_uri
 
 
 @pytest.fixture(scope="session")
 def postgres_admin_uri() -> str:
     """The server's URI, from ``CTXMGR_TEST_POSTGRES_URI``; fails loudly without one."""
-    uri = os.environ.get(POSTGRES_ENV)
-    if not uri:
-        pytest.fail(
-            f"{POSTGRES_ENV} is not set, and the Postgres tests need a server. Run the suite "
-            "with `bash scripts/test.sh` (it starts a throwaway PostgreSQL), or start one "
-            'with `eval "$(bash scripts/postgres.sh start)"` and run pytest again',
-            pytrace=False)
-    try:
-        psycopg.connect(uri, connect_timeout=10).close()
-    except psycopg.Error as exc:
-        pytest.fail(f"cannot reach PostgreSQL at {POSTGRES_ENV}={uri}: {exc}", pytrace=False)
-    return uri
+    return admin_uri()
 
 
 @pytest.fixture(scope="session")

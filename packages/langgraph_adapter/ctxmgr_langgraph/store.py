@@ -29,13 +29,12 @@ Three things differ from ctxmgr's own stores, and are handled here:
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import sqlite3
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, FileStore, Namespace, Settings, Store, StoreError
+from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
 
 try:
     from langgraph.store.base import BaseStore, Item
@@ -72,15 +71,6 @@ def _escape(label: str) -> str:
 
 def _unescape(label: str) -> str:
     return label.replace("~", ".")
-
-
-def _encode(data: bytes) -> dict[str, str]:
-    if b"\x00" not in data:
-        try:
-            return {"encoding": "utf-8", "data": data.decode("utf-8")}
-        except UnicodeDecodeError:
-            pass
-    return {"encoding": "base64", "data": base64.b64encode(data).decode("ascii")}
 
 
 class LangGraphStore(Store):
@@ -145,18 +135,11 @@ class LangGraphStore(Store):
     def _decode(self, item: Item | None, namespace: Namespace, key: str) -> bytes | None:
         if item is None:
             return None
-        value = item.value
-        encoding, data = value.get("encoding"), value.get("data")
-        if isinstance(data, str):
-            if encoding == "utf-8":
-                return data.encode("utf-8")
-            if encoding == "base64":
-                try:
-                    return base64.b64decode(data.encode("ascii"), validate=True)
-                except (binascii.Error, UnicodeEncodeError):
-                    pass
-        raise StoreError(f"{self._where(namespace, key)} holds {str(value)[:80]!r}, which is "
-                         "not a ctxmgr blob ({'encoding': 'utf-8' | 'base64', 'data': str})")
+        blob = blob_from_json(item.value)
+        if blob is None:
+            raise StoreError(f"{self._where(namespace, key)} holds {str(item.value)[:80]!r}, "
+                             f"which is not a ctxmgr blob ({BLOB_SHAPE})")
+        return blob
 
     def _keys_of(self, items: Sequence[Item], path: tuple[str, ...]) -> list[str]:
         # A prefix search also returns deeper namespaces: keep this one's, and only keys
@@ -179,7 +162,7 @@ class LangGraphStore(Store):
 
     def put(self, namespace: Namespace, key: str, data: bytes) -> None:
         self.check_key(key)
-        value = _encode(bytes(memoryview(data)))  # TypeError for str and int
+        value = blob_to_json(bytes(memoryview(data)))  # TypeError for str and int
         path = self.path(namespace)
         # index=False: never embed a blob, even in a store set up for semantic search;
         # ttl=None: offloads must stay reloadable whatever the store's default TTL.
@@ -223,7 +206,7 @@ class LangGraphStore(Store):
     async def aput(self, namespace: Namespace, key: str, data: bytes) -> None:
         """Async twin of :meth:`put`."""
         self.check_key(key)
-        value = _encode(bytes(memoryview(data)))
+        value = blob_to_json(bytes(memoryview(data)))
         path = self.path(namespace)
         await self._async("write", namespace, key,
                           lambda s: s.aput(path, key, value, index=False, ttl=None),

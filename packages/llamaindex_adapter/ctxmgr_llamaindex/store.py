@@ -1,0 +1,202 @@
+"""ctxmgr's storage on a LlamaIndex ``BaseKVStore``, so any LlamaIndex key-value
+backend (``SimpleKVStore``, PostgreSQL, Redis, MongoDB, ...) holds offloads and memos.
+
+Each ctxmgr namespace is one collection of the key-value store::
+
+    collection: "<prefix>/<project>/<kind>/<session>"    key: <ctxmgr key>
+
+ctxmgr labels never hold ``/``, so the mapping is one-to-one. Values are JSON
+objects: UTF-8 text (what offloads and memos are) stays readable in the
+database as ``{"encoding": "utf-8", "data": <text>}``; other bytes are base64.
+
+ctxmgr's :class:`~ctxmgr.Store` is synchronous; ``aget`` / ``aput`` /
+``adelete`` / ``akeys`` use the key-value store's own async methods. LlamaIndex's
+in-memory stores are not safe under threads (two writers can each create a
+collection and one write is lost), so calls on them go through a lock; other
+stores set themselves up on first use (``PostgresKVStore`` creates its table, and
+two threads doing so at once collide), so the first call goes through it alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, TypeVar
+
+from ctxmgr import ConfigError, Namespace, Store, StoreError
+from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
+
+try:
+    from llama_index.core.storage.kvstore.types import BaseKVStore, MutableMappingKVStore
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+
+__all__ = ["DEFAULT_KV_PREFIX", "LlamaIndexKVStore"]
+
+DEFAULT_KV_PREFIX = "ctxmgr"
+"""The first part of every collection name, apart from the application's own data."""
+
+_T = TypeVar("_T")
+
+
+def _backend_errors() -> tuple[type[BaseException], ...]:
+    """What a key-value backend raises when it cannot read or write."""
+    errors: tuple[type[BaseException], ...] = (OSError,)
+    try:
+        from sqlalchemy.exc import SQLAlchemyError
+    except ImportError:  # pragma: no cover - sqlalchemy comes with llama-index-core
+        return errors
+    return (*errors, SQLAlchemyError)
+
+
+_BACKEND_ERRORS = _backend_errors()
+
+
+class LlamaIndexKVStore(Store):
+    """A ctxmgr :class:`~ctxmgr.Store` on any LlamaIndex ``BaseKVStore``.
+
+    Example::
+
+        from llama_index.storage.kvstore.postgres import PostgresKVStore
+
+        store = LlamaIndexKVStore(PostgresKVStore.from_uri(uri, table_name="ctxmgr"))
+        memory = ContextMemory.from_defaults(store=store, session_id="ticket-42")
+
+    Args:
+        kvstore: the key-value store (set up as its documentation says).
+        prefix: the first part of every collection name (non-empty, no ``/``); give
+            each application sharing one database its own.
+
+    Raises:
+        ConfigError: an invalid prefix.
+        TypeError: ``kvstore`` is not a LlamaIndex ``BaseKVStore``.
+    """
+
+    def __init__(self, kvstore: BaseKVStore, *, prefix: str = DEFAULT_KV_PREFIX) -> None:
+        if not isinstance(kvstore, BaseKVStore):
+            raise TypeError(
+                f"kvstore must be a LlamaIndex BaseKVStore, got {type(kvstore).__name__}")
+        if not isinstance(prefix, str) or not prefix or "/" in prefix or "\x00" in prefix:
+            raise ConfigError(f"prefix must be a non-empty string without '/' or NUL, "
+                              f"got {prefix!r}")
+        self._kv = kvstore
+        self._prefix = prefix
+        self._lock = threading.Lock()
+        self._always_lock = isinstance(kvstore, MutableMappingKVStore)
+        self._ready = False  # True once a call went through: the store has set itself up
+
+    @property
+    def kvstore(self) -> BaseKVStore:
+        """The LlamaIndex key-value store underneath."""
+        return self._kv
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    def __repr__(self) -> str:
+        return f"LlamaIndexKVStore({type(self._kv).__name__}, prefix={self._prefix!r})"
+
+    def collection(self, namespace: Namespace) -> str:
+        """The collection a ctxmgr namespace maps to."""
+        return "/".join((self._prefix, namespace.project, namespace.kind, namespace.session))
+
+    # --- sync -------------------------------------------------------------------------
+
+    def get(self, namespace: Namespace, key: str) -> bytes | None:
+        self.check_key(key)
+        where = self.collection(namespace)
+        value = self._call("read", where, key, lambda: self._kv.get(key, collection=where))
+        return self._decode(value, where, key)
+
+    def put(self, namespace: Namespace, key: str, data: bytes) -> None:
+        self.check_key(key)
+        value = blob_to_json(bytes(memoryview(data)))  # TypeError for str and int
+        where = self.collection(namespace)
+        self._call("write", where, key, lambda: self._kv.put(key, value, collection=where))
+
+    def delete(self, namespace: Namespace, key: str) -> bool:
+        self.check_key(key)
+        where = self.collection(namespace)
+        return bool(self._call("delete", where, key,
+                               lambda: self._kv.delete(key, collection=where)))
+
+    def keys(self, namespace: Namespace) -> list[str]:
+        where = self.collection(namespace)
+        found = self._call("list", where, None, lambda: self._kv.get_all(collection=where))
+        return sorted(k for k in found if self.is_valid_key(k))
+
+    # --- async twins ------------------------------------------------------------------
+
+    async def aget(self, namespace: Namespace, key: str) -> bytes | None:
+        """Async twin of :meth:`get`."""
+        self.check_key(key)
+        where = self.collection(namespace)
+        value = await self._acall("read", where, key,
+                                  lambda: self._kv.aget(key, collection=where))
+        return self._decode(value, where, key)
+
+    async def aput(self, namespace: Namespace, key: str, data: bytes) -> None:
+        """Async twin of :meth:`put`."""
+        self.check_key(key)
+        value = blob_to_json(bytes(memoryview(data)))
+        where = self.collection(namespace)
+        await self._acall("write", where, key,
+                          lambda: self._kv.aput(key, value, collection=where))
+
+    async def adelete(self, namespace: Namespace, key: str) -> bool:
+        """Async twin of :meth:`delete`."""
+        self.check_key(key)
+        where = self.collection(namespace)
+        return bool(await self._acall("delete", where, key,
+                                      lambda: self._kv.adelete(key, collection=where)))
+
+    async def akeys(self, namespace: Namespace) -> list[str]:
+        """Async twin of :meth:`keys`."""
+        where = self.collection(namespace)
+        found = await self._acall("list", where, None,
+                                  lambda: self._kv.aget_all(collection=where))
+        return sorted(k for k in found if self.is_valid_key(k))
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def _decode(self, value: Any, where: str, key: str) -> bytes | None:
+        if value is None:
+            return None
+        blob = blob_from_json(value)
+        if blob is None:
+            raise StoreError(f"{type(self._kv).__name__} {where}/{key} holds "
+                             f"{str(value)[:80]!r}, which is not a ctxmgr blob ({BLOB_SHAPE})")
+        return blob
+
+    def _failure(self, action: str, where: str, key: str | None,
+                 exc: BaseException) -> StoreError:
+        target = f"{where}/{key}" if key is not None else where
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return StoreError(f"cannot {action} {type(self._kv).__name__} {target}: {text}")
+
+    def _guard(self) -> AbstractContextManager[Any]:
+        return self._lock if self._always_lock or not self._ready else nullcontext()
+
+    def _call(self, action: str, where: str, key: str | None, call: Callable[[], _T]) -> _T:
+        try:
+            with self._guard():
+                result = call()
+                self._ready = True
+                return result
+        except _BACKEND_ERRORS as exc:
+            raise self._failure(action, where, key, exc) from exc
+
+    async def _acall(self, action: str, where: str, key: str | None,
+                     call: Callable[[], Awaitable[_T]]) -> _T:
+        # The lock is held across an await only around in-memory stores, whose async
+        # methods never yield (a coroutine waiting on it would block its own loop).
+        try:
+            with self._lock if self._always_lock else nullcontext():
+                result = await call()
+                self._ready = True
+                return result
+        except _BACKEND_ERRORS as exc:
+            raise self._failure(action, where, key, exc) from exc

@@ -1,0 +1,46 @@
+"""A real PostgreSQL for the LlamaIndex key-value store tests (see tests/postgres_db.py).
+
+Each xdist worker gets its own database and one table, emptied before each test.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+import pytest
+from postgres_db import admin_uri, create_database, drop_database, sqlalchemy_urls
+
+
+@pytest.fixture(scope="session")
+def postgres_kv_database() -> Iterator[str]:
+    """This worker's own database, as a libpq URI."""
+    admin = admin_uri()
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    dbname = f"ctxmgr_kv_{worker}_{uuid.uuid4().hex[:8]}"
+    uri = create_database(admin, dbname)
+    yield uri
+    drop_database(admin, dbname)
+
+
+@pytest.fixture(scope="session")
+def _postgres_kvstore(postgres_kv_database: str) -> Iterator[Any]:
+    from llama_index.storage.kvstore.postgres import PostgresKVStore
+
+    sync_url, async_url = sqlalchemy_urls(postgres_kv_database)
+    kv = PostgresKVStore(table_name="kv", connection_string=sync_url,
+                         async_connection_string=async_url)
+    kv._initialize()  # creates the table once for the worker
+    yield kv
+    kv._engine.dispose()
+
+
+@pytest.fixture
+def postgres_kvstore(_postgres_kvstore: Any, postgres_kv_database: str) -> Any:
+    """The worker's ``PostgresKVStore``, its table emptied."""
+    with psycopg.connect(postgres_kv_database, autocommit=True) as conn:
+        conn.execute("TRUNCATE public.data_kv")
+    return _postgres_kvstore
