@@ -13,7 +13,6 @@ from ctxmgr.archive import (
     render_archived,
 )
 from ctxmgr.autocontext import (
-    CONTEXT_RELOAD_PAGED_TOOL,
     CONTEXT_RELOAD_TOOL,
     AsyncSummarizer,
     AutoContextConfig,
@@ -30,11 +29,8 @@ from ctxmgr.autocontext import (
     apply_edits,
     async_history_processor,
     compress,
-    handle_paged_reload_call,
     handle_reload_call,
     history_processor,
-    page_text,
-    reload_room,
     render_transcript,
 )
 from ctxmgr.convert import from_anthropic, from_openai, to_anthropic, to_openai
@@ -94,7 +90,6 @@ __all__ = [
     "AsyncSummarizer",
     "AutoContextConfig",
     "AutoContextMemory",
-    "CONTEXT_RELOAD_PAGED_TOOL",
     "CONTEXT_RELOAD_TOOL",
     "CallableCounter",
     "CompressionEvent",
@@ -147,15 +142,12 @@ __all__ = [
     "from_anthropic",
     "from_openai",
     "handle_archive_call",
-    "handle_paged_reload_call",
     "handle_reload_call",
     "history_processor",
     "memo_placeholder",
     "message_from_dict",
     "message_to_dict",
-    "page_text",
     "project_dir_name",
-    "reload_room",
     "render_archived",
     "render_transcript",
     "system_prompt_fragment",

@@ -13,12 +13,6 @@ from ctxmgr.autocontext.processor import (
     history_processor,
 )
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL, handle_reload_call
-from ctxmgr.autocontext.reload_pages import (
-    CONTEXT_RELOAD_PAGED_TOOL,
-    handle_paged_reload_call,
-    page_text,
-    reload_room,
-)
 from ctxmgr.autocontext.summarizers import (
     AsyncSummarizer,
     ExtractiveSummarizer,
@@ -27,7 +21,6 @@ from ctxmgr.autocontext.summarizers import (
 )
 
 __all__ = [
-    "CONTEXT_RELOAD_PAGED_TOOL",
     "CONTEXT_RELOAD_TOOL",
     "STRATEGY_NAMES",
     "AsyncSummarizer",
@@ -46,11 +39,8 @@ __all__ = [
     "async_history_processor",
     "compress",
     "diff_edits",
-    "handle_paged_reload_call",
     "handle_reload_call",
     "history_processor",
     "offload_tag",
-    "page_text",
-    "reload_room",
     "render_transcript",
 ]
