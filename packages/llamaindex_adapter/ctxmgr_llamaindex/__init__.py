@@ -10,12 +10,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxmgr_llamaindex.convert import LlamaIndexConverter, from_llamaindex, to_llamaindex
     from ctxmgr_llamaindex.store import LlamaIndexKVStore
     from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
 
-__all__ = ["LlamaIndexKVStore", "LlamaIndexSummarizer"]
+__all__ = ["LlamaIndexConverter", "LlamaIndexKVStore", "LlamaIndexSummarizer",
+           "from_llamaindex", "to_llamaindex"]
 
-_WHERE = {"LlamaIndexKVStore": "store", "LlamaIndexSummarizer": "summarizer"}
+_WHERE = {"from_llamaindex": "convert", "to_llamaindex": "convert",
+          "LlamaIndexConverter": "convert", "LlamaIndexKVStore": "store",
+          "LlamaIndexSummarizer": "summarizer"}
 
 
 def __getattr__(name: str) -> Any:
