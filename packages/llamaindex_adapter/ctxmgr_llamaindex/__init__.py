@@ -10,16 +10,52 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ctxmgr_llamaindex.agent import (
+        CompressedObservationStep,
+        CompressedThoughtStep,
+        ContextFunctionAgent,
+        ContextReActAgent,
+    )
     from ctxmgr_llamaindex.convert import LlamaIndexConverter, from_llamaindex, to_llamaindex
+    from ctxmgr_llamaindex.memory import ContextMemory, StepPlan
+    from ctxmgr_llamaindex.scripted import RecordedRun, ScriptedLLM
     from ctxmgr_llamaindex.store import LlamaIndexKVStore
     from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
+    from ctxmgr_llamaindex.tools import context_tools
 
-__all__ = ["LlamaIndexConverter", "LlamaIndexKVStore", "LlamaIndexSummarizer",
-           "from_llamaindex", "to_llamaindex"]
+__all__ = [
+    "CompressedObservationStep",
+    "CompressedThoughtStep",
+    "ContextFunctionAgent",
+    "ContextMemory",
+    "ContextReActAgent",
+    "LlamaIndexConverter",
+    "LlamaIndexKVStore",
+    "LlamaIndexSummarizer",
+    "RecordedRun",
+    "ScriptedLLM",
+    "StepPlan",
+    "context_tools",
+    "from_llamaindex",
+    "to_llamaindex",
+]
 
-_WHERE = {"from_llamaindex": "convert", "to_llamaindex": "convert",
-          "LlamaIndexConverter": "convert", "LlamaIndexKVStore": "store",
-          "LlamaIndexSummarizer": "summarizer"}
+_WHERE = {
+    "CompressedObservationStep": "agent",
+    "CompressedThoughtStep": "agent",
+    "ContextFunctionAgent": "agent",
+    "ContextMemory": "memory",
+    "ContextReActAgent": "agent",
+    "LlamaIndexConverter": "convert",
+    "LlamaIndexKVStore": "store",
+    "LlamaIndexSummarizer": "summarizer",
+    "RecordedRun": "scripted",
+    "ScriptedLLM": "scripted",
+    "StepPlan": "memory",
+    "context_tools": "tools",
+    "from_llamaindex": "convert",
+    "to_llamaindex": "convert",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,171 @@
+"""Agents whose in-run scratchpad is compressed too: ContextFunctionAgent, ContextReActAgent.
+
+A ``FunctionAgent`` run keeps its tool calls and results in ``ctx.store["scratchpad"]``
+and hands them to the memory only when the run ends, so no memory can bound a
+long single run: 200 tool steps in one ``run()`` grow the prompt without limit.
+This agent compresses the memory and the scratchpad together before every model
+call (:meth:`ContextMemory.aprepare_step`), persists each compression where the
+messages live, and sends the model exactly the prompt ctxmgr built. It works
+alone and as one agent of an ``AgentWorkflow``.
+
+``ReActAgent`` keeps its run as reasoning steps in ``ctx.store["current_reasoning"]``
+and shows them to the model as text (thoughts and actions from the assistant,
+observations as user messages). :class:`ContextReActAgent` compresses those
+rendered steps with the memory the same way and writes each compressed range
+back as one step that renders to its stand-in. Archiving needs tool-call ids,
+which a ReAct prompt does not show, so only ``context_reload`` and ``memo``
+apply there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from ctxmgr import ConfigError, TokenCounter
+from ctxmgr_llamaindex.memory import ContextMemory
+
+try:
+    from llama_index.core.agent.react.types import BaseReasoningStep, ObservationReasoningStep
+    from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
+    from llama_index.core.agent.workflow.agent_context import AgentContext
+    from llama_index.core.agent.workflow.workflow_events import AgentOutput
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
+    from llama_index.core.memory import BaseMemory
+    from llama_index.core.tools import AsyncBaseTool
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+
+__all__ = ["CompressedObservationStep", "CompressedThoughtStep", "ContextFunctionAgent",
+           "ContextReActAgent", "context_memory_of", "tool_tokens"]
+
+
+def tool_tokens(tools: Sequence[AsyncBaseTool], counter: TokenCounter) -> int:
+    """Prompt tokens of the tools' schemas, as an OpenAI-style request carries them."""
+    return sum(counter.count_text(json.dumps(t.metadata.to_openai_tool(), sort_keys=True))
+               for t in tools)
+
+
+def context_memory_of(memory: BaseMemory, agent: str) -> ContextMemory:
+    """``memory`` if it is a :class:`ContextMemory`, else a ``TypeError`` saying how to
+    pass one (the workflow makes a ``ChatMemoryBuffer`` when ``run`` gets no memory)."""
+    if isinstance(memory, ContextMemory):
+        return memory
+    raise TypeError(
+        f"{agent} compresses a ContextMemory, but the run's memory is a "
+        f"{type(memory).__name__}; pass one: agent.run(..., memory=ContextMemory."
+        "from_defaults(max_tokens=...))")
+
+
+class ContextFunctionAgent(FunctionAgent):
+    """A ``FunctionAgent`` that keeps every model call within its memory's budget.
+
+    Example::
+
+        memory = ContextMemory.from_defaults(max_tokens=32_000)
+        agent = ContextFunctionAgent(tools=[*tools, *memory.as_tools()], llm=llm)
+        result = await agent.run("fix the bug", memory=memory, max_iterations=500)
+
+    The run's memory must be a :class:`ContextMemory`.
+    """
+
+    async def take_step(self, ctx: AgentContext, llm_input: list[ChatMessage],
+                        tools: Sequence[AsyncBaseTool], memory: BaseMemory) -> AgentOutput:
+        """Compress memory and scratchpad, then take the step with the compressed prompt.
+
+        The parent step reads the scratchpad from ``ctx`` and appends the answer to it;
+        it is given the whole prompt as its input and an empty scratchpad, and the
+        compressed scratchpad (archived results whole) is put back with the answer after.
+        """
+        context_memory = context_memory_of(memory, type(self).__name__)
+        scratchpad: list[ChatMessage] = await ctx.store.get(self.scratchpad_key, default=[])
+        plan = await context_memory.aprepare_step(
+            llm_input, scratchpad, overhead_tokens=tool_tokens(tools, context_memory.counter))
+        await ctx.store.set(self.scratchpad_key, [])
+        try:
+            output = await super().take_step(ctx, plan.prompt, tools, memory)
+        except BaseException:
+            await ctx.store.set(self.scratchpad_key, plan.scratchpad)
+            raise
+        answer: list[ChatMessage] = await ctx.store.get(self.scratchpad_key, default=[])
+        await ctx.store.set(self.scratchpad_key, [*plan.scratchpad, *answer])
+        return output
+
+
+class CompressedThoughtStep(BaseReasoningStep):
+    """Reasoning steps ctxmgr compressed, shown as the assistant text that stands for them."""
+
+    text: str
+
+    def get_content(self) -> str:
+        return self.text
+
+    @property
+    def is_done(self) -> bool:
+        return False
+
+
+class CompressedObservationStep(ObservationReasoningStep):
+    """Reasoning steps ctxmgr compressed, shown where observations go, as their stand-in."""
+
+    def get_content(self) -> str:
+        return self.observation
+
+
+class ContextReActAgent(ReActAgent):
+    """A ``ReActAgent`` that keeps every model call within its memory's budget.
+
+    Example::
+
+        memory = ContextMemory.from_defaults(max_tokens=32_000)
+        agent = ContextReActAgent(tools=[*tools, *memory.as_tools()], llm=llm)
+        result = await agent.run("fix the bug", memory=memory, max_iterations=500)
+
+    The run's memory must be a :class:`ContextMemory`, and observations must be shown
+    as user messages (the formatter's default ``observation_role``).
+    """
+
+    async def take_step(self, ctx: AgentContext, llm_input: list[ChatMessage],
+                        tools: Sequence[AsyncBaseTool], memory: BaseMemory) -> AgentOutput:
+        """Compress memory and reasoning steps, then take the step on the result.
+
+        The parent formats the prompt itself from ``llm_input`` (whose first message,
+        when a system one, it folds into its header) and the steps in ``ctx``: it is given
+        the compressed memory part and steps, so it formats the prompt ctxmgr built.
+        """
+        context_memory = context_memory_of(memory, type(self).__name__)
+        if self.formatter.observation_role != MessageRole.USER:
+            raise ConfigError(f"{type(self).__name__} needs observations shown as user "
+                              f"messages, got observation_role="
+                              f"{self.formatter.observation_role.value!r}")
+        steps: list[BaseReasoningStep] = await ctx.store.get(self.reasoning_key, default=[])
+        folded = llm_input[:1] if llm_input and llm_input[0].role == "system" else []
+        rendered = self.formatter.format(tools, chat_history=llm_input[len(folded):],
+                                         current_reasoning=steps)
+        header, chat = rendered[0], rendered[1:len(rendered) - len(steps)]
+        shown = rendered[len(rendered) - len(steps):]
+        plan = await context_memory.aprepare_step([header, *chat], shown)
+        kept = _steps_for(plan.scratchpad, shown, steps)
+        memory_part = plan.prompt[1:len(plan.prompt) - len(plan.scratchpad)]
+        await ctx.store.set(self.reasoning_key, kept)
+        # The parent folds a leading system message into its header: give it one to fold,
+        # so the reload hint (a system message) stays in the chat part.
+        system = folded or [ChatMessage(role=MessageRole.SYSTEM, content="")]
+        return await super().take_step(ctx, [*system, *memory_part], tools, memory)
+
+
+def _steps_for(chats: Sequence[ChatMessage], shown: Sequence[ChatMessage],
+               steps: Sequence[BaseReasoningStep]) -> list[BaseReasoningStep]:
+    """The reasoning steps that render to ``chats``: the original step of an unchanged
+    message, a compressed step showing a stand-in's text otherwise."""
+    original = {id(c): s for c, s in zip(shown, steps, strict=True)}
+    out: list[BaseReasoningStep] = []
+    for chat in chats:
+        step = original.get(id(chat))
+        if step is None:
+            text = chat.content or ""
+            step = (CompressedObservationStep(observation=text) if chat.role == MessageRole.USER
+                    else CompressedThoughtStep(text=text))
+        out.append(step)
+    return out

@@ -1,0 +1,250 @@
+"""End to end with the real LlamaIndex agents: FunctionAgent, AgentWorkflow, ReActAgent.
+
+A ``MockFunctionCallingLLM`` (ctxmgr's ScriptedLLM) replays recorded runs: a SWE
+run as one long ``run()`` (every step inside it, so the scratchpad carries it
+all), tau-bench conversations as one ``run()`` per user turn. On every model call
+the prompt is checked (tests/llamaindex_agents.py): tool pairing valid, within
+the window, and everything sent so far present or reloadable byte for byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
+from llama_index.core.workflow import Context
+from llamaindex_agents import PromptChecker, message_text
+
+from ctxmgr import ContextOverflowError, InMemoryStore
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr_llamaindex import (
+    CompressedObservationStep,
+    ContextFunctionAgent,
+    ContextMemory,
+    ContextReActAgent,
+    RecordedRun,
+    ScriptedLLM,
+)
+from ctxmgr_llamaindex.scripted import FINAL_ANSWER
+
+SWE_BUDGET = 8000
+TAU_BUDGET = 5000  # the largest tau-bench tool result (2,400 tokens) fits beside the policy
+
+
+def run_sync(make: Callable[[], Any]) -> Any:
+    async def main() -> Any:
+        return await make()
+
+    return asyncio.run(main())
+
+
+def by_name(runs: list[Trajectory], part: str) -> Trajectory:
+    return next(t for t in runs if part in t.id)
+
+
+def single_run(trajectory: Trajectory, agent_cls: type, *, budget: int = SWE_BUDGET,
+               react: bool = False) -> tuple[PromptChecker, ScriptedLLM, ContextMemory, Any]:
+    """The whole recording as one ``run()`` of ``agent_cls``, every call checked."""
+    rec = RecordedRun.from_messages(trajectory.messages)
+    memory = ContextMemory.from_defaults(max_tokens=budget, store=InMemoryStore(),
+                                         session_id=f"single-{trajectory.id[-20:]}")
+    checker = PromptChecker(memory, trajectory, react=react)
+    llm = ScriptedLLM(rec.react_answers(0) if react else rec.answer_messages(0),
+                      on_call=checker)
+    checker.llm = llm
+    agent = agent_cls(tools=[*rec.tools(), *memory.as_tools()], llm=llm,
+                      system_prompt=rec.system_prompt)
+    result = run_sync(lambda: agent.run(user_msg=rec.user_message(0), memory=memory,
+                                        max_iterations=1000))
+    return checker, llm, memory, result
+
+
+@pytest.mark.parametrize("part", ["pydicom-1256", "sqlfluff-1733"])
+def test_a_long_swe_run_inside_one_function_agent_run_stays_in_budget_and_reloads_exactly(
+        swe_trajectories: list[Trajectory], part: str) -> None:
+    trajectory = by_name(swe_trajectories, part)
+    checker, llm, memory, result = single_run(trajectory, ContextFunctionAgent)
+    answers = sum(m.role == "assistant" for m in trajectory.messages)
+    assert llm.answered == answers and checker.calls == answers + 1  # one final answer
+    assert str(result) == FINAL_ANSWER
+    assert checker.compressed_calls > answers // 3  # the run was compressed, and early
+    # the run's end reached the memory, compressions and all
+    assert memory.get_all()[-1].content == FINAL_ANSWER and memory.scratch == []
+
+
+def test_consecutive_prompts_of_a_run_share_their_prefix_between_compressions(
+        swe_trajectories: list[Trajectory]) -> None:
+    checker, llm, _, _ = single_run(by_name(swe_trajectories, "django-11099"),
+                                    ContextFunctionAgent)
+    stable = 0
+    for before, after in zip(llm.received, llm.received[1:], strict=False):
+        head = [m.model_dump() for m in before]
+        if [m.model_dump() for m in after[:len(before)]] == head:
+            stable += 1
+    assert stable > len(llm.received) * 0.7  # compressions persist: no re-edit every call
+
+
+def test_the_plain_function_agent_keeps_the_same_run_whole_and_overflows(
+        swe_trajectories: list[Trajectory]) -> None:
+    """Why the agent subclass exists: with the plain agent the scratchpad never reaches
+    the memory during the run, so no memory can bound it."""
+    with pytest.raises(AssertionError, match="tokens"):
+        single_run(by_name(swe_trajectories, "pydicom-1256"), FunctionAgent)
+
+
+def test_a_react_run_is_compressed_step_by_step_with_context_react_agent(
+        swe_trajectories: list[Trajectory]) -> None:
+    trajectory = by_name(swe_trajectories, "pydicom-1256")
+    checker, llm, memory, _ = single_run(trajectory, ContextReActAgent, react=True)
+    assert llm.answered == len(RecordedRun.from_messages(trajectory.messages).react_answers())
+    assert checker.compressed_calls > 5
+
+
+def test_the_plain_react_agent_gets_a_compressed_memory_but_not_its_own_steps(
+        swe_trajectories: list[Trajectory]) -> None:
+    with pytest.raises(AssertionError, match="tokens"):
+        single_run(by_name(swe_trajectories, "pydicom-1256"), ReActAgent, react=True)
+
+
+def test_compressed_react_steps_are_kept_in_the_context_as_steps(
+        swe_trajectories: list[Trajectory]) -> None:
+    rec = RecordedRun.from_messages(by_name(swe_trajectories, "pydicom-1256").messages)
+    memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore())
+    agent = ContextReActAgent(tools=rec.tools(), llm=ScriptedLLM(rec.react_answers()[:30]),
+                              system_prompt=rec.system_prompt)
+
+    async def run() -> list[Any]:
+        ctx = Context(agent)
+        handler = agent.run(user_msg=rec.user_message(), memory=memory, ctx=ctx,
+                            max_iterations=1000)
+        seen: list[Any] = []
+        async for event in handler.stream_events():
+            if type(event).__name__ == "ToolCallResult":
+                seen.append(await ctx.store.get("current_reasoning", default=[]))
+        await handler
+        return seen
+
+    snapshots = run_sync(run)
+    assert any(isinstance(step, CompressedObservationStep) for steps in snapshots
+               for step in steps)
+
+
+# --- tau-bench: one run per user turn -------------------------------------------------
+
+
+def tau_conversation(trajectory: Trajectory, make_agent: Callable[..., Any], *,
+                     resume: bool = False, budget: int = TAU_BUDGET
+                     ) -> tuple[PromptChecker, ScriptedLLM, ContextMemory]:
+    """Each user turn is one ``run()`` of an ``AgentWorkflow`` on the same ``Context``
+    (serialised to JSON and rebuilt between turns when ``resume``)."""
+    rec = RecordedRun.from_messages(trajectory.messages)
+    memory = ContextMemory.from_defaults(max_tokens=budget, store=InMemoryStore(),
+                                         session_id=f"tau-{trajectory.id}")
+    checker = PromptChecker(memory, trajectory)
+    llm = ScriptedLLM(on_call=checker)
+    checker.llm = llm
+    workflow = make_agent(rec, memory, llm)
+
+    async def turns() -> None:
+        ctx = Context(workflow)
+        for k in range(len(rec.turns)):
+            llm.load(rec.answer_messages(k))
+            if resume and k:
+                ctx = Context.from_dict(workflow, json.loads(json.dumps(ctx.to_dict())))
+                checker.memory = await ctx.store.get("memory")
+                await workflow.run(user_msg=rec.user_message(k), ctx=ctx)
+            else:
+                await workflow.run(user_msg=rec.user_message(k), ctx=ctx, memory=memory)
+        checker.memory = await ctx.store.get("memory")
+
+    run_sync(turns)
+    return checker, llm, checker.memory
+
+
+def workflow_of(rec: RecordedRun, memory: ContextMemory, llm: ScriptedLLM) -> AgentWorkflow:
+    agent = ContextFunctionAgent(name="support", description="Airline support agent.",
+                                 tools=[*rec.tools(), *memory.as_tools()], llm=llm,
+                                 system_prompt=rec.system_prompt)
+    return AgentWorkflow(agents=[agent], root_agent="support")
+
+
+def test_tau_conversations_through_agent_workflow_stay_in_budget_and_reload_exactly(
+        fixture_trajectories: list[Trajectory]) -> None:
+    tau = [t for t in fixture_trajectories if t.id.startswith("tau")]
+    compressed = 0
+    for trajectory in tau:
+        checker, llm, memory = tau_conversation(trajectory, workflow_of)
+        answers = sum(m.role == "assistant" for m in trajectory.messages)
+        assert llm.answered == answers
+        compressed += checker.compressed_calls
+        assert memory.scratch == []
+    assert compressed > 20
+
+
+def test_a_conversation_resumed_from_a_serialised_context_keeps_its_memory(
+        fixture_trajectories: list[Trajectory]) -> None:
+    """Regression: a memory keeping its messages in a private attribute comes back empty
+    from ``Context.to_dict()`` / ``from_dict()``, and the ``memory=`` passed to the next
+    run is ignored since the context already has one."""
+    trajectory = by_name(fixture_trajectories, "tau-airline-10-t0")
+    checker, llm, memory = tau_conversation(trajectory, workflow_of, resume=True)
+    first_task = RecordedRun.from_messages(trajectory.messages).turns[0].text
+    last_prompt = "\n".join(str(m.content) for m in llm.received[-1])
+    assert first_task in last_prompt  # the first turn reached the last turn's prompt
+    assert isinstance(memory, ContextMemory) and len(memory.messages) > 10
+    assert checker.calls == len(llm.received)  # every resumed call was checked too
+
+
+def test_a_resumed_memory_in_a_fresh_process_reloads_from_the_default_file_store(
+        fixture_trajectories: list[Trajectory], monkeypatch: pytest.MonkeyPatch) -> None:
+    trajectory = by_name(fixture_trajectories, "tau-airline-10-t0")
+    rec = RecordedRun.from_messages(trajectory.messages)
+    memory = ContextMemory.from_defaults(max_tokens=TAU_BUDGET, session_id="on-disk")
+    llm = ScriptedLLM()
+    workflow = workflow_of(rec, memory, llm)
+
+    async def first_turns() -> tuple[ContextMemory, dict[str, Any]]:
+        ctx = Context(workflow)
+        for k in range(len(rec.turns)):
+            llm.load(rec.answer_messages(k))
+            await workflow.run(user_msg=rec.user_message(k), ctx=ctx, memory=memory)
+        return await ctx.store.get("memory"), ctx.to_dict()
+
+    live, saved = run_sync(first_turns)
+    data = json.loads(json.dumps(saved))
+    import ctxmgr_llamaindex.memory as memory_module
+
+    monkeypatch.setattr(memory_module, "_RUNTIMES", {})  # what a new process knows
+
+    async def restore() -> ContextMemory:
+        ctx = Context.from_dict(workflow, data)
+        restored: ContextMemory = await ctx.store.get("memory")
+        return restored
+
+    restored = run_sync(restore)
+    assert restored.messages == live.messages and restored.state == live.state
+    tags = [t for m in restored.view for t in find_offload_ids(message_text(m))]
+    assert tags
+    for oid in tags:
+        assert restored.processor.reload(oid) == live.processor.reload(oid)
+
+
+def test_an_overflow_that_no_compression_can_fix_is_the_one_error_a_run_raises(
+        swe_trajectories: list[Trajectory]) -> None:
+    rec = RecordedRun.from_messages(by_name(swe_trajectories, "pydicom").messages)
+    memory = ContextMemory.from_defaults(max_tokens=1200, store=InMemoryStore())
+    agent = ContextFunctionAgent(tools=rec.tools(), llm=rec.llm(),
+                                 system_prompt=rec.system_prompt)
+    with pytest.raises(ContextOverflowError):
+        run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory))
+
+
+def test_a_context_agent_without_a_context_memory_says_what_to_pass() -> None:
+    agent = ContextFunctionAgent(tools=[], llm=ScriptedLLM())
+    with pytest.raises(TypeError, match=r"pass one: agent.run\(\.\.\., memory=ContextMemory"):
+        run_sync(lambda: agent.run(user_msg="hello"))

@@ -1,0 +1,123 @@
+"""Invariants checked on every model call of a real LlamaIndex agent or chat engine.
+
+:class:`PromptChecker` is the ``on_call`` of a :class:`ScriptedLLM` replaying a
+recorded run. Before each answer it checks what the model was sent:
+
+* tool pairing is valid (OpenAI and Anthropic rules);
+* the prompt, tool schemas included, is within the memory's window;
+* nothing is lost: every piece of the recording sent so far (each text, tool
+  call and tool result, byte for byte) is in the prompt or reloads exactly
+  through the offload ids the prompt shows, nested ranges opened too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxmgr import Message, TextBlock, ToolResultBlock, ToolUseBlock, validate_pairing
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.messages import thaw
+from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr_llamaindex import ContextMemory, from_llamaindex
+from ctxmgr_llamaindex.agent import tool_tokens
+from ctxmgr_llamaindex.scripted import ScriptedLLM
+
+Unit = tuple[str, ...]
+
+
+def units(m: Message) -> set[Unit]:
+    """The pieces of a message a model reads: texts, tool calls, tool results."""
+    out: set[Unit] = set()
+    for b in m.content:
+        if isinstance(b, TextBlock) and b.text:
+            out.add(("text", b.text))
+        elif isinstance(b, ToolUseBlock):
+            out.add(("use", b.id, b.name, json.dumps(thaw(b.input), sort_keys=True)))
+        elif isinstance(b, ToolResultBlock):
+            out.add(("result", b.tool_use_id, b.text))
+    return out
+
+
+def message_text(m: Message) -> str:
+    return "\n".join(b.text for b in m.content if isinstance(b, TextBlock | ToolResultBlock))
+
+
+@dataclass
+class PromptChecker:
+    """Checks every prompt sent while ``trajectory`` is replayed through ``memory``.
+
+    ``react``: the agent shows tool calls and results as ReAct text, so the recorded
+    tool outputs are looked for as text instead of as tool results.
+    """
+
+    memory: ContextMemory
+    trajectory: Trajectory
+    llm: ScriptedLLM | None = None
+    react: bool = False
+    calls: int = 0
+    compressed_calls: int = 0
+    peak_tokens: int = 0
+    _reloaded: dict[str, list[Message]] = field(default_factory=dict)
+
+    def __call__(self, prompt: list[Any], tools: Sequence[Any]) -> None:
+        where = f"{self.trajectory.id} call {self.calls}"
+        neutral = from_llamaindex(prompt)
+        for rules in ("openai", "anthropic"):
+            assert validate_pairing(neutral, rules=rules) == [], where  # type: ignore[arg-type]
+        tokens = self.memory.counter.count_messages(neutral) + tool_tokens(
+            tools, self.memory.counter)
+        assert tokens <= self.memory.auto_config.max_tokens, f"{where}: {tokens} tokens"
+        self.peak_tokens = max(self.peak_tokens, tokens)
+        reachable = self._reachable(neutral)
+        self.compressed_calls += bool(self._reloaded_ids(neutral))
+        if self.llm is not None:
+            self._check_nothing_lost(neutral, reachable, where)
+        self.calls += 1
+
+    def _reloaded_ids(self, messages: Sequence[Message]) -> list[str]:
+        return [oid for m in messages for oid in find_offload_ids(message_text(m))]
+
+    def _reachable(self, prompt: Sequence[Message]) -> list[Message]:
+        """The prompt's messages and every original reachable from its offload ids."""
+        out = list(prompt)
+        todo = self._reloaded_ids(prompt)
+        seen: set[str] = set()
+        while todo:
+            oid = todo.pop()
+            if oid in seen:
+                continue
+            seen.add(oid)
+            if oid not in self._reloaded:
+                self._reloaded[oid] = self.memory.processor.reload(oid)
+            originals = self._reloaded[oid]
+            out.extend(originals)
+            todo.extend(self._reloaded_ids(originals))
+        return out
+
+    def sent_so_far(self) -> list[Message]:
+        """The recording up to the next answer the model gives."""
+        assert self.llm is not None
+        assistants = [i for i, m in enumerate(self.trajectory.messages)
+                      if m.role == "assistant"]
+        end = (assistants[self.llm.answered] if self.llm.answered < len(assistants)
+               else len(self.trajectory.messages))
+        return [m for m in self.trajectory.messages[:end] if m.role != "system"]
+
+    def _check_nothing_lost(self, prompt: Sequence[Message], reachable: list[Message],
+                            where: str) -> None:
+        if self.react:
+            text = "\n".join(message_text(m) for m in reachable)
+            for m in self.sent_so_far():
+                for r in m.tool_results:
+                    assert r.text in text, f"{where}: tool output of {r.tool_use_id} lost"
+                if m.role == "user" and not m.tool_results:
+                    assert m.text in text, f"{where}: user message {m.id} lost"
+            return
+        available: set[Unit] = set().union(*(units(m) for m in reachable))
+        for m in self.sent_so_far():
+            missing = units(m) - available
+            assert not missing, f"{where}: {sorted(missing)[0][:2]} of {m.id} neither in the " \
+                                "prompt nor reloadable"
