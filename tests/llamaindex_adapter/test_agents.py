@@ -53,7 +53,7 @@ def single_run(trajectory: Trajectory, agent_cls: type, *, budget: int = SWE_BUD
     rec = RecordedRun.from_messages(trajectory.messages)
     memory = ContextMemory.from_defaults(max_tokens=budget, store=InMemoryStore(),
                                          session_id=f"single-{trajectory.id[-20:]}")
-    checker = PromptChecker(memory, trajectory, react=react)
+    checker = PromptChecker(memory, trajectory, match="text" if react else "exact")
     llm = ScriptedLLM(rec.react_answers(0) if react else rec.answer_messages(0),
                       on_call=checker)
     checker.llm = llm

@@ -376,8 +376,8 @@ class ContextMemory(BaseMemory):
             return
         view = self.view
         taken = {m.id for m in view}
-        mirror = self._mirror()
-        new = self._elide_memos(admit(messages, [*mirror, *view], taken))
+        mirror = self._mirror()  # a run's scratchpad, as ctxmgr compressed it
+        new = self._elide_memos(admit(messages, mirror, taken))
         if any(m.role == "user" and not m.tool_results for m in new) or mirror:
             self._set_mirror([])
         self._set_view([*view, *new])

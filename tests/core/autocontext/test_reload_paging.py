@@ -6,7 +6,7 @@ import json
 
 from builders import C, call, result, system, user
 
-from ctxmgr import CONTEXT_RELOAD_TOOL, AutoContextConfig, AutoContextMemory
+from ctxmgr import CONTEXT_RELOAD_TOOL, AutoContextConfig, AutoContextMemory, default_counter
 from ctxmgr.autocontext.paging import MIN_PAGE_TOKENS, paginate
 from ctxmgr.autocontext.reload import render_reloaded
 
@@ -77,3 +77,17 @@ def test_bad_page_numbers_are_one_clear_line() -> None:
             "Error: page must be a whole number from 1")
     schema = CONTEXT_RELOAD_TOOL.to_openai()["function"]["parameters"]
     assert schema["properties"]["page"]["type"] == "integer" and schema["required"] == ["uuid"]
+
+
+def test_pages_fit_the_room_with_an_exact_tokenizer_too() -> None:
+    """A BPE splits the uuid the note repeats into many tokens: every page still fits."""
+    exact = default_counter()
+    mem, oid = compressed_memory()
+    memory = AutoContextMemory(mem.config, counter=exact, store=mem.offload.store)
+    room = 300
+    first = memory.handle_reload_call({"uuid": oid}, room_tokens=room)
+    n = int(first.partition("\n\n")[0].split(" of ")[1].split(".")[0])
+    assert n > 2 and exact.count_text(first) <= room
+    for k in (2, n):
+        page = memory.handle_reload_call({"uuid": oid, "page": k}, room_tokens=room)
+        assert exact.count_text(page) <= room, k

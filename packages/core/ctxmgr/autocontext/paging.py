@@ -24,15 +24,15 @@ def paginate(text: str, page_tokens: int, counter: TokenCounter) -> list[str]:
     rarely split; joined back together they give ``text`` exactly.
     """
     limit = max(page_tokens, MIN_PAGE_TOKENS)
-    if counter.count_text(text) <= limit:
+    if not text:
         return [text]
     pages: list[str] = []
     rest = text
     while rest:
-        if counter.count_text(rest) <= limit:
+        cut = _longest_prefix(rest, limit, counter)
+        if cut == len(rest):
             pages.append(rest)
             break
-        cut = _longest_prefix(rest, limit, counter)
         newline = rest.rfind("\n", 0, cut)
         if newline >= cut // 2:
             cut = newline + 1
@@ -42,8 +42,20 @@ def paginate(text: str, page_tokens: int, counter: TokenCounter) -> list[str]:
 
 
 def _longest_prefix(text: str, limit: int, counter: TokenCounter) -> int:
-    """Characters of the longest prefix of ``text`` within ``limit`` tokens (at least 1)."""
-    lo, hi = 1, len(text)
+    """Characters of the longest prefix of ``text`` within ``limit`` tokens (at least 1).
+
+    The search first doubles a probe from ``limit`` characters until it passes the limit,
+    so a page costs tokenizing a few pages' worth of text, not the whole rest: paging a
+    long range stays linear in its length.
+    """
+    lo, probe = 1, max(1, limit)
+    while probe < len(text) and counter.count_text(text[:probe]) <= limit:
+        lo, probe = probe, probe * 2
+    if probe >= len(text):
+        if counter.count_text(text) <= limit:
+            return len(text)
+        probe = len(text)
+    hi = probe - 1  # text[:probe] is over the limit
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if counter.count_text(text[:mid]) <= limit:

@@ -36,7 +36,8 @@ CONTEXT_RELOAD_TOOL = ToolSpec(
 )
 
 
-_PAGE_NOTE_TOKENS = 40  # ", page 2 of 7. Call context_reload with {...} for the next."
+_JOIN_SLACK_TOKENS = 4
+"""Tokens a tokenizer may add where the header, the note and the page text meet."""
 
 _USAGE = ('expected {"uuid": "<id from a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag>", '
           '"page": <optional page number, from 1>}')
@@ -94,13 +95,22 @@ def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
         return f"{header}:\n\n{text}" if page == 1 else (
             f"Error: uuid {uuid} has only one page; call context_reload without page.")
     counter = counter or default_counter()
-    pages = paginate(text, room_tokens - counter.count_text(header) - _PAGE_NOTE_TOKENS,
+    # The note names the uuid again (32 hex digits are many tokens to a BPE): count it as
+    # the longest it can be, page numbers of five digits.
+    note = _page_note(uuid, 99_999, 99_999, more=True)
+    pages = paginate(text, room_tokens - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,
                      counter)
     if page > len(pages):
         return (f"Error: uuid {uuid} has {len(pages)} page(s); ask for page 1 to "
                 f"{len(pages)}.")
     if len(pages) == 1:
         return f"{header}:\n\n{text}"
-    more = (f' Call context_reload with {{"uuid": "{uuid}", "page": {page + 1}}} for the next.'
-            if page < len(pages) else " This is the last page.")
-    return f"{header}, page {page} of {len(pages)}.{more}\n\n{pages[page - 1]}"
+    note = _page_note(uuid, page, len(pages), more=page < len(pages))
+    return f"{header}{note}{pages[page - 1]}"
+
+
+def _page_note(uuid: str, page: int, pages: int, *, more: bool) -> str:
+    """What follows the header of a page: which page it is and how to get the next."""
+    following = (f' Call context_reload with {{"uuid": "{uuid}", "page": {page + 1}}} for the '
+                 "next." if more else " This is the last page.")
+    return f", page {page} of {pages}.{following}\n\n"

@@ -1,0 +1,91 @@
+"""End to end with LlamaIndex's chat engines: SimpleChatEngine and
+CondensePlusContextChatEngine take ContextMemory as their memory.
+
+The tau-bench conversations are replayed as chat (each user turn, answered with
+the recorded assistant text of that turn) in a window small enough that the
+memory compresses; every model call is checked as the agents' are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from llama_index.core.chat_engine import CondensePlusContextChatEngine, SimpleChatEngine
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from llamaindex_agents import PromptChecker
+
+from ctxmgr import InMemoryStore, Message, text_message
+from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr_llamaindex import ContextMemory, RecordedRun, ScriptedLLM
+
+BUDGET = 2200
+POLICY = "Baggage: one free checked bag for gold members, two for platinum."
+
+
+def chat_only(trajectory: Trajectory) -> tuple[Trajectory, list[str], list[str]]:
+    """The conversation as a chat: user turns and the assistant's text of each turn."""
+    rec = RecordedRun.from_messages(trajectory.messages)
+    users = [m.text for m in rec.turns]
+    answers = ["\n".join(a.text for a in turn if a.text) or "(no answer)"
+               for turn in rec.answers]
+    messages: list[Message] = [text_message("system", rec.system_prompt or "")]
+    for k, (u, a) in enumerate(zip(users, answers, strict=True)):
+        messages += [text_message("user", u, id=f"u{k}"), text_message("assistant", a, id=f"a{k}")]
+    chat = Trajectory(id=f"chat-{trajectory.id}", source="", messages=tuple(messages), raw=())
+    return chat, users, answers
+
+
+def tau(runs: list[Trajectory]) -> list[Trajectory]:
+    return [t for t in runs if t.id.startswith("tau")]
+
+
+def test_simple_chat_engine_conversations_stay_in_budget_and_reload_exactly(
+        fixture_trajectories: list[Trajectory]) -> None:
+    compressed = 0
+    for trajectory in tau(fixture_trajectories):
+        chat, users, answers = chat_only(trajectory)
+        system = chat.messages[0].text
+        memory = ContextMemory.from_defaults(max_tokens=BUDGET, store=InMemoryStore())
+        memory.overhead_tokens = memory.counter.count(chat.messages[0])
+        checker = PromptChecker(memory, chat)
+        llm = ScriptedLLM(answers, on_call=checker)
+        checker.llm = llm
+        engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory, system_prompt=system)
+        for u, a in zip(users, answers, strict=True):
+            assert str(engine.chat(u)) == a
+        assert checker.calls == len(users)
+        compressed += checker.compressed_calls
+        assert [m.content for m in engine.chat_history][-1] == answers[-1]
+    assert compressed > 10
+
+
+class PolicyRetriever(BaseRetriever):
+    """Always retrieves the one policy paragraph."""
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [NodeWithScore(node=TextNode(text=POLICY), score=1.0)]
+
+
+def test_condense_plus_context_chat_engine_conversations_stay_in_budget(
+        fixture_trajectories: list[Trajectory]) -> None:
+    compressed = 0
+    for trajectory in tau(fixture_trajectories)[:6]:
+        chat, users, answers = chat_only(trajectory)
+        # beside the memory: the policy, the context template, the retrieved text, the question
+        memory = ContextMemory.from_defaults(max_tokens=3000, store=InMemoryStore(),
+                                             overhead_tokens=1500)
+        checker = PromptChecker(memory, chat, match="text")
+        llm = ScriptedLLM(answers, on_call=checker)
+        checker.llm = llm
+        engine = CondensePlusContextChatEngine.from_defaults(
+            PolicyRetriever(), llm=llm, memory=memory, system_prompt=chat.messages[0].text)
+
+        async def converse(engine: CondensePlusContextChatEngine, users: list[str]
+                           ) -> list[str]:
+            return [str(await engine.achat(u)) for u in users]
+
+        assert asyncio.run(converse(engine, users)) == answers
+        compressed += checker.compressed_calls
+        assert len(llm.completions) == len(users) - 1  # each later question was condensed
+    assert compressed > 3

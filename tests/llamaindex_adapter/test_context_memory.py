@@ -1,0 +1,196 @@
+"""ContextMemory as a LlamaIndex BaseMemory: the contract, the budget, the state."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from builders import call, group, result, system, user
+from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
+from llama_index.core.llms import MockLLM
+from llama_index.core.memory import Memory
+from llama_index.core.storage.kvstore import SimpleKVStore
+from llamaindex_agents import message_text
+
+import ctxmgr_llamaindex.memory as memory_module
+from ctxmgr import (
+    AutoContextConfig,
+    ConfigError,
+    FileStore,
+    InMemoryStore,
+    Message,
+    validate_pairing,
+)
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr_llamaindex import (
+    ContextMemory,
+    LlamaIndexKVStore,
+    from_llamaindex,
+    to_llamaindex,
+)
+
+
+def long_history(n: int = 30, chars: int = 1500) -> list[Message]:
+    h = [user("fix the bug in module.py", id="u0")]
+    for k in range(n):
+        h += group(f"c{k}", chars)
+    return h
+
+
+def memory(max_tokens: int = 8000, **kw: object) -> ContextMemory:
+    return ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore(),
+                                       **kw)  # type: ignore[arg-type]
+
+
+def tokens(mem: ContextMemory, prompt: list[ChatMessage]) -> int:
+    return mem.counter.count_messages(from_llamaindex(prompt))
+
+
+def test_get_compresses_to_the_budget_and_persists_the_compression() -> None:
+    mem = memory()
+    mem.put_messages(to_llamaindex(long_history()))
+    prompt = mem.get()
+    assert tokens(mem, prompt) <= mem.auto_config.trigger_tokens
+    assert len(mem.messages) < 61 and mem.state  # persisted in the memory's own view
+    assert "context_reload" in str(prompt[0].content)  # the model is told what tags mean
+    assert validate_pairing(from_llamaindex(prompt)) == []
+    again = mem.get()
+    assert [m.model_dump() for m in again] == [m.model_dump() for m in prompt]  # idempotent
+
+
+def test_tool_calls_count_towards_the_budget() -> None:
+    """LlamaIndex's Memory counts a ToolCallBlock as 0 tokens (llama_index #21950): a
+    history of large tool-call arguments never triggers its flush."""
+    history: list[Message] = [user("write the files", id="u0")]
+    for k in range(12):
+        history += [call(f"w{k}", f"a{k}", name="write_file",
+                         args={"path": f"f{k}.py", "text": f"# file {k}\n" + "x = 1\n" * 600}),
+                    result(f"w{k}", "ok", f"t{k}")]
+    chats = to_llamaindex(history)
+    assert any(isinstance(b, ToolCallBlock) for b in chats[1].blocks)
+    mem = memory(max_tokens=8000)
+    mem.put_messages(chats)
+    sent = tokens(mem, mem.get())
+    assert sent <= 8000 < mem.counter.count_messages(history)
+    theirs = Memory.from_defaults(token_limit=8000)
+    theirs.put_messages(chats)
+    assert mem.counter.count_messages(from_llamaindex(theirs.get())) > 8000
+
+
+def test_async_methods_match_the_sync_ones() -> None:
+    chats = to_llamaindex(long_history())
+    sync, asyn = memory(session_id="sync"), memory(session_id="async")
+    sync.put(chats[0])
+    sync.put_messages(chats[1:])
+
+    async def run() -> tuple[list[ChatMessage], list[ChatMessage]]:
+        await asyn.aput(chats[0])
+        await asyn.aput_messages(chats[1:])
+        return await asyn.aget(), await asyn.aget_all()
+
+    got, everything = asyncio.run(run())
+    assert [m.model_dump() for m in got] == [m.model_dump() for m in sync.get()]
+    assert [m.model_dump() for m in everything] == [m.model_dump() for m in sync.get_all()]
+
+    async def clear() -> list[ChatMessage]:
+        await asyn.areset()
+        await asyn.aset(chats[:3])
+        return await asyn.aget_all()
+
+    assert [m.content for m in asyncio.run(clear())] == [m.content for m in chats[:3]]
+
+
+def test_get_all_is_the_working_view_with_compressed_ranges_as_their_stand_ins() -> None:
+    mem = memory()
+    mem.put_messages(to_llamaindex(long_history()))
+    mem.get()
+    everything = from_llamaindex(mem.get_all())
+    assert all("context_reload" not in m.text for m in everything)  # no reload hint
+    ids = [oid for m in everything for oid in find_offload_ids(message_text(m))]
+    assert ids and all(mem.processor.reload(oid) for oid in ids)
+
+
+def test_a_history_handed_back_uncompressed_gets_the_same_prompt() -> None:
+    """``set`` with the original messages: known messages keep their ids, so the stand-ins
+    recorded in the state are put back in place of their ranges."""
+    chats = to_llamaindex(long_history())
+    mem = memory()
+    mem.put_messages(chats)
+    first = mem.get()
+    mem.set(chats)
+    assert [m.model_dump() for m in mem.get()] == [m.model_dump() for m in first]
+
+
+def test_the_state_survives_to_dict_and_from_dict_whole() -> None:
+    mem = memory(session_id="round-trip")
+    mem.put_messages(to_llamaindex(long_history()))
+    prompt = mem.get()
+    data = json.loads(json.dumps(mem.to_dict()))
+    back = ContextMemory.from_dict(data)
+    assert back.messages == mem.messages and back.state == mem.state
+    assert back.store is mem.store  # the runtime parts this session was built with
+    assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
+    assert "runtime" not in data
+
+
+def test_a_memory_with_another_store_rebuilt_where_that_store_is_unknown_says_what_to_do(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = ContextMemory.from_defaults(store=LlamaIndexKVStore(SimpleKVStore()),
+                                      session_id="kv-session")
+    assert mem.store_path is None
+    data = mem.to_dict()
+    monkeypatch.setattr(memory_module, "_RUNTIMES", {})
+    with pytest.raises(ConfigError, match="'kv-session' was saved with a store that cannot be "
+                                          "rebuilt from its dict"):
+        ContextMemory.from_dict(data)
+    kv = SimpleKVStore()
+    ContextMemory.from_defaults(store=kv, session_id="kv-session")  # built again: found
+    assert isinstance(ContextMemory.from_dict(data).store, LlamaIndexKVStore)
+
+
+def test_the_default_store_is_a_file_store_under_ctxmgr_home(_isolated_home: Path) -> None:
+    mem = ContextMemory.from_defaults(max_tokens=8000)
+    assert isinstance(mem.store, FileStore) and mem.store_path == str(_isolated_home)
+
+
+def test_from_defaults_sizes_the_window_from_the_llm_or_token_limit() -> None:
+    assert memory_module.ContextMemory.from_defaults(
+        llm=MockLLM(max_tokens=10)).auto_config.max_tokens == MockLLM().metadata.context_window
+    assert ContextMemory.from_defaults(token_limit=5000).auto_config.max_tokens == 5000
+    cfg = AutoContextConfig(max_tokens=9000, last_keep=7)
+    mem = ContextMemory.from_defaults(config=cfg, max_tokens=12_000)
+    assert (mem.auto_config.max_tokens, mem.auto_config.last_keep) == (12_000, 7)
+    assert mem.config == {"max_tokens": 12_000, "last_keep": 7}
+
+
+def test_a_bad_setting_is_refused_when_the_memory_is_built() -> None:
+    with pytest.raises(ConfigError, match="token_ratio must be in"):
+        ContextMemory(config={"token_ratio": 1.5})
+    with pytest.raises(ConfigError, match="memo must be one of"):
+        ContextMemory.from_defaults(memo="maybe")
+
+
+def test_reset_forgets_the_conversation_but_not_the_offloads() -> None:
+    mem = memory()
+    mem.put_messages(to_llamaindex(long_history()))
+    ids = [oid for m in from_llamaindex(mem.get()) for oid in find_offload_ids(message_text(m))]
+    mem.reset()
+    assert mem.get_all() == [] and mem.state is None
+    assert ids and mem.processor.reload(ids[0])
+
+
+def test_chat_history_given_to_from_defaults_is_the_start_of_the_view() -> None:
+    chats = to_llamaindex([system(), user("hello", id="u")])
+    mem = ContextMemory.from_defaults(chat_history=chats, store=InMemoryStore())
+    assert [m.content for m in mem.get_all()] == [m.content for m in chats]
+
+
+def test_repeated_identical_messages_get_distinct_ids() -> None:
+    mem = memory()
+    twice = to_llamaindex([user("yes", id="a"), user("yes", id="b")])
+    mem.put_messages(twice)
+    mem.put(twice[0])
+    ids = [m["id"] for m in mem.messages]
+    assert len(ids) == len(set(ids)) == 3

@@ -1,0 +1,160 @@
+"""memory.as_tools(): context_reload, message_archiving and memo as FunctionTools bound to
+the memory, used by a real ContextFunctionAgent in a run."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from builders import group, user
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
+from llama_index.core.storage.kvstore import SimpleKVStore
+from llama_index.core.tools import FunctionTool
+from llama_index.core.workflow import Context
+from llamaindex_agents import message_text
+
+from ctxmgr import InMemoryStore, MemoStore, memo_placeholder
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr_llamaindex import (
+    ContextFunctionAgent,
+    ContextMemory,
+    ScriptedLLM,
+    from_llamaindex,
+    to_llamaindex,
+)
+
+BIG = "".join(f"line {i}: " + "z" * 60 + "\n" for i in range(300))
+
+
+def texts(messages: Sequence[ChatMessage]) -> list[str]:
+    return [str(m.content) for m in messages]
+
+
+def names(memory: ContextMemory) -> list[str]:
+    return [t.metadata.name for t in memory.as_tools()]
+
+
+def test_only_context_reload_is_offered_unless_switched_on() -> None:
+    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == ["context_reload"]
+    assert names(ContextMemory.from_defaults(store=InMemoryStore(), message_archiving=True,
+                                             memo=True)) == [
+        "context_reload", "message_archiving", "memo"]
+
+
+def test_the_switches_follow_the_environment_and_dot_env(
+        monkeypatch: pytest.MonkeyPatch, _isolated_home: Path) -> None:
+    monkeypatch.setenv("CTXMGR_MEMO", "true")
+    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == ["context_reload", "memo"]
+    Path(".env").write_text("CTXMGR_MESSAGE_ARCHIVING=yes\n")
+    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == [
+        "context_reload", "message_archiving", "memo"]
+    assert names(ContextMemory.from_defaults(store=InMemoryStore(), memo=False,
+                                             message_archiving="0")) == ["context_reload"]
+
+
+def test_the_switches_survive_the_memory_s_dict(monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = ContextMemory.from_defaults(store=InMemoryStore(), memo=True)
+    monkeypatch.setenv("CTXMGR_MEMO", "false")
+    assert names(ContextMemory.from_dict(memory.to_dict())) == ["context_reload", "memo"]
+
+
+def tool(memory: ContextMemory, name: str) -> FunctionTool:
+    return next(t for t in memory.as_tools() if t.metadata.name == name)
+
+
+def test_context_reload_pages_a_long_range_to_the_room_left_and_gives_it_back_whole() -> None:
+    memory = ContextMemory.from_defaults(max_tokens=16_000, store=InMemoryStore())
+    history = [user("read the logs", id="u0")]
+    for k in range(8):
+        history += group(f"c{k}", 8000)
+    memory.put_messages(to_llamaindex(history))
+    prompt = from_llamaindex(memory.get())
+    ids = [oid for m in prompt for oid in find_offload_ids(message_text(m))]
+    assert ids
+    reload = tool(memory, "context_reload")
+    memory.last_tokens = 15_200  # the prompt as last sent nearly filled the window
+    room = memory.reload_room()
+    assert room == 800
+    pages, page = [], 1
+    while True:
+        text = str(reload.call(uuid=ids[0], page=page))
+        assert memory.counter.count_text(text) <= room
+        pages.append(text)
+        if f'"page": {page + 1}' not in text:
+            break
+        page += 1
+    assert len(pages) > 1
+    originals = memory.processor.reload(ids[0])
+    joined = "".join(p.split("\n\n", 1)[1] for p in pages)
+    for m in originals:
+        for r in m.tool_results:
+            assert r.text in joined
+
+
+def test_context_reload_answers_a_bad_call_with_a_tool_result() -> None:
+    reload = tool(ContextMemory.from_defaults(store=InMemoryStore()), "context_reload")
+    assert str(reload.call(uuid="nope")).startswith("No messages found for uuid 'nope'")
+    assert "uuid must be the id" in str(reload.call())
+
+
+# --- in a run ----------------------------------------------------------------------
+
+
+def calls(name: str, args: dict[str, Any], cid: str) -> ChatMessage:
+    return ChatMessage(role=MessageRole.ASSISTANT, blocks=[
+        ToolCallBlock(tool_call_id=cid, tool_name=name, tool_kwargs=args)])
+
+
+def run_agent(memory: ContextMemory, answers: Sequence[Any], extra_tools: Sequence[Any] = ()
+              ) -> tuple[ScriptedLLM, list[ChatMessage]]:
+    llm = ScriptedLLM(answers)
+    agent = ContextFunctionAgent(tools=[*extra_tools, *memory.as_tools()], llm=llm,
+                                 system_prompt="You are a coding agent.")
+
+    async def run() -> list[ChatMessage]:
+        ctx = Context(agent)
+        await agent.run(user_msg="look at the logs", memory=memory, ctx=ctx)
+        live: ContextMemory = await ctx.store.get("memory")
+        return live.get_all()
+
+    everything = asyncio.run(run())
+    return llm, everything
+
+
+def read_logs() -> str:
+    """Read the logs."""
+    return BIG
+
+
+def test_an_archived_result_is_a_placeholder_in_the_next_prompts_and_kept_whole() -> None:
+    memory = ContextMemory.from_defaults(store=InMemoryStore(), message_archiving=True)
+    answers = [calls("read_logs", {}, "c1"),
+               calls("message_archiving", {"action": "archive", "tool_use_ids": ["c1"],
+                                           "summary": "300 log lines, no error"}, "c2"),
+               "done"]
+    llm, everything = run_agent(memory, answers, [FunctionTool.from_defaults(read_logs)])
+    assert BIG in texts(llm.received[1])
+    last = "\n".join(texts(llm.received[2]))
+    assert BIG not in last and "This tool result has been archived" in last
+    assert "300 log lines, no error" in last and "Archived 1 tool result(s)" in last
+    assert BIG in texts(everything)  # the original stays: it can be unarchived
+
+
+def test_a_memo_write_leaves_only_its_placeholder_in_the_history() -> None:
+    kv = SimpleKVStore()
+    memory = ContextMemory.from_defaults(store=kv, memo=True, session_id="memo-run",
+                                         project="p")
+    plan = "1. reproduce\n2. fix the parser\n" + "details " * 200
+    answers = [calls("memo", {"action": "write", "key": "plan", "summary": "the plan",
+                              "content": plan}, "m1"), "noted"]
+    llm, everything = run_agent(memory, answers)
+    placeholder = memo_placeholder("plan", "the plan", len(plan))
+    sent = [b for m in llm.received[1] for b in m.blocks if isinstance(b, ToolCallBlock)]
+    assert sent[0].tool_kwargs["content"] == placeholder  # type: ignore[index]
+    assert not any(plan in t for t in texts(everything))
+    assert MemoStore(memory.store, session="memo-run", project="p").read("plan") == plan
+    assert any(re.match(r"ctxmgr/p/notes/memo-run", c) for c in kv.to_dict())
