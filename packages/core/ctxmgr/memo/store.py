@@ -1,0 +1,188 @@
+"""MemoStore: the memos of one session, on any store (the developer API, which raises)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ctxmgr.errors import ConfigError, MemoWriteError
+from ctxmgr.memo.index import MemoInfo, find_entry, load_index, now, save_index
+from ctxmgr.memo.keys import validate_memo_key
+from ctxmgr.memo.placeholder import PLACEHOLDER_MARKER, contains_placeholder
+from ctxmgr.memo.tool import MAX_SUMMARY_CHARS, MemoCallResult, run_memo_call
+from ctxmgr.store.base import Namespace, Store
+
+if TYPE_CHECKING:
+    from ctxmgr.settings import Settings
+
+__all__ = ["DEFAULT_MAX_MEMOS", "MEMO_KIND", "MemoStore", "memo_sessions"]
+
+logger = logging.getLogger(__name__)
+
+MEMO_KIND = "notes"
+"""The store kind memos live under (``.../projects/<project>/notes/<session>/``)."""
+DEFAULT_MAX_MEMOS = 50
+
+
+def memo_sessions(root: str | Path, project: str) -> list[str]:
+    """Sessions of ``project`` that have a memo folder under a FileStore ``root``, sorted."""
+    folder = Path(root).expanduser() / "projects" / project / MEMO_KIND
+    try:
+        return sorted(p.name for p in folder.iterdir()
+                      if p.is_dir() and Store.is_valid_key(p.name))
+    except FileNotFoundError:
+        return []
+
+
+class MemoStore:
+    """The memos of one session, on any :class:`~ctxmgr.store.Store`.
+
+    Args:
+        store: where memos live; defaults to ``FileStore()`` (``$CTXMGR_HOME``
+            or ``~/.ctxmgr``).
+        session: the session id (a folder name: 1-200 of ``[A-Za-z0-9._-]``).
+        project: the project folder name; defaults to ``project_dir_name()``
+            of the working directory at construction.
+        max_memos: memos allowed per session; a write of a new key beyond it
+            is refused.
+
+    Raises:
+        ConfigError: an invalid session, project or ``max_memos``.
+    """
+
+    def __init__(
+        self,
+        store: Store | None = None,
+        *,
+        session: str = "default",
+        project: str | None = None,
+        max_memos: int = DEFAULT_MAX_MEMOS,
+    ) -> None:
+        from ctxmgr.store.files import FileStore, project_dir_name
+
+        if isinstance(max_memos, bool) or not isinstance(max_memos, int) or max_memos < 1:
+            raise ConfigError(f"max_memos must be an int >= 1, got {max_memos!r}")
+        self.store: Store = FileStore() if store is None else store
+        self.namespace = Namespace(project=project if project is not None else project_dir_name(),
+                                   session=session, kind=MEMO_KIND)
+        self.max_memos = max_memos
+        self._lock = threading.RLock()
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        *,
+        session: str = "default",
+        project: str | None = None,
+        store: Store | None = None,
+        max_memos: int = DEFAULT_MAX_MEMOS,
+    ) -> MemoStore:
+        """A store under ``settings.home`` (unless ``store`` is given)."""
+        from ctxmgr.store.files import FileStore
+
+        return cls(store if store is not None else FileStore(settings.home), session=session,
+                   project=project, max_memos=max_memos)
+
+    def __repr__(self) -> str:
+        ns = self.namespace
+        return f"MemoStore({self.store!r}, project={ns.project!r}, session={ns.session!r})"
+
+    # --- developer API (raises) --------------------------------------------------------
+
+    def list_memos(self) -> list[MemoInfo]:
+        """Every memo of the session, most recently updated first."""
+        with self._lock:
+            return load_index(self.store, self.namespace)
+
+    def info(self, key: str) -> MemoInfo | None:
+        """The index entry of ``key``, or ``None``."""
+        validate_memo_key(key)
+        with self._lock:
+            entries = load_index(self.store, self.namespace)
+            i = find_entry(entries, key)
+            return None if i is None else entries[i]
+
+    def read(self, key: str) -> str | None:
+        """The content saved under ``key``, or ``None``."""
+        info = self.info(key)
+        if info is None:
+            return None
+        blob = self.store.get(self.namespace, f"{info.key}.md")
+        return None if blob is None else blob.decode("utf-8")
+
+    def write(self, key: str, content: str, summary: str) -> tuple[MemoInfo, bool]:
+        """Save ``content`` under ``key``; returns the entry and whether it overwrote one.
+
+        Raises:
+            InvalidMemoKeyError: an unsafe key.
+            MemoWriteError: a summary outside 1-300 characters, empty content,
+                content holding the placeholder, or a new key past ``max_memos``.
+            StoreError: the store could not write.
+        """
+        validate_memo_key(key)
+        if not isinstance(summary, str) or not summary.strip():
+            raise MemoWriteError("summary is required: one line (1-300 characters) saying "
+                                 "what the memo holds")
+        summary = summary.strip()
+        if len(summary) > MAX_SUMMARY_CHARS:
+            raise MemoWriteError(f"summary is {len(summary)} characters; keep it to "
+                                 f"{MAX_SUMMARY_CHARS} or fewer and put the detail in content")
+        if not isinstance(content, str) or not content.strip():
+            raise MemoWriteError("content is empty; send the full text to save as content")
+        if contains_placeholder(content):
+            raise MemoWriteError(
+                f"content is (or contains) the placeholder {PLACEHOLDER_MARKER!r}, which only "
+                "stands for a memo already saved on disk; it is not real content. Send the "
+                "real text you want to save as content (memo read shows a saved memo)")
+        with self._lock:
+            entries = load_index(self.store, self.namespace)
+            i = find_entry(entries, key)
+            if i is None and len(entries) >= self.max_memos:
+                raise MemoWriteError(
+                    f"this session already has {len(entries)} memos, the maximum of "
+                    f"{self.max_memos}. Delete memos that are stale (see memo list; then "
+                    "memo delete key=\"...\") or overwrite an existing key, and write again")
+            stamp = now()
+            old = None if i is None else entries.pop(i)
+            info = MemoInfo(key=old.key if old else key, summary=summary, size=len(content),
+                            created=old.created if old and old.created else stamp, updated=stamp)
+            # the memo first: a crash before the index is written is repaired by load_index
+            self.store.put(self.namespace, f"{info.key}.md", content.encode("utf-8"))
+            save_index(self.store, self.namespace, [info, *entries])
+        logger.info("memo %r saved (%d chars) in %s", info.key, info.size, self.namespace)
+        return info, old is not None
+
+    def delete(self, key: str) -> bool:
+        """Remove the memo; ``True`` when there was one."""
+        validate_memo_key(key)
+        with self._lock:
+            entries = load_index(self.store, self.namespace)
+            i = find_entry(entries, key)
+            if i is None:
+                return False
+            info = entries.pop(i)
+            self.store.delete(self.namespace, f"{info.key}.md")
+            save_index(self.store, self.namespace, entries)
+        logger.info("memo %r deleted from %s", info.key, self.namespace)
+        return True
+
+    # --- the tool (never raises on the model's input) ---------------------------------
+
+    def handle_memo_call(self, tool_input: Any) -> str:
+        """Run one memo tool call; the tool result for the model. Never raises on its input."""
+        return run_memo_call(self, tool_input).text
+
+    def run_memo_call(self, tool_input: Any) -> MemoCallResult:
+        """Run one memo tool call. Never raises on the model's input.
+
+        Args:
+            tool_input: the call's arguments, as a dict or as its JSON text.
+
+        Returns:
+            The tool result text, whether the call succeeded, and after a
+            successful write the placeholder for :func:`elide_memo_content`.
+        """
+        return run_memo_call(self, tool_input)
