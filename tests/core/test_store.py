@@ -176,6 +176,58 @@ def test_concurrent_puts_from_threads_all_land(store: Store) -> None:
     assert store.get(NS, "shared") in {str(w).encode() for w in range(8)}
 
 
+def test_lock_is_reentrant_within_a_thread(store: Store) -> None:
+    with store.lock(NS), store.lock(NS):
+        store.put(NS, "k", b"v")
+    assert store.get(NS, "k") == b"v"
+
+
+def test_lock_makes_read_modify_write_from_threads_lose_no_update(store: Store) -> None:
+    store.put(NS, "counter", b"0")
+
+    def bump() -> None:
+        for _ in range(50):
+            with store.lock(NS):
+                value = int(store.get(NS, "counter") or b"0")
+                store.put(NS, "counter", str(value + 1).encode())
+
+    threads = [threading.Thread(target=bump) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert store.get(NS, "counter") == b"200"
+
+
+def test_file_store_lock_held_elsewhere_times_out_with_a_store_error(tmp_path: Path) -> None:
+    holder, waiter = FileStore(tmp_path), FileStore(tmp_path, lock_timeout_s=0.2)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with holder.lock(NS):
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(10)
+    try:
+        with pytest.raises(StoreError, match=r"cannot lock .*\.~lock: another writer has held "
+                                             r"it for over 0.2 s"), waiter.lock(NS):
+            pass
+    finally:
+        release.set()
+        thread.join()
+    with waiter.lock(NS):  # free again once the holder lets go
+        pass
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "5", True, float("nan")])
+def test_file_store_refuses_a_lock_timeout_that_is_not_a_positive_number(timeout: object) -> None:
+    with pytest.raises(ConfigError, match="lock_timeout_s"):
+        FileStore(lock_timeout_s=timeout)  # type: ignore[arg-type]
+
+
 # --- FileStore: layout, defaults, durability -----------------------------------
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +67,6 @@ class MemoStore:
         self.namespace = Namespace(project=project if project is not None else project_dir_name(),
                                    session=session, kind=MEMO_KIND)
         self.max_memos = max_memos
-        self._lock = threading.RLock()
 
     @classmethod
     def from_settings(
@@ -93,17 +91,19 @@ class MemoStore:
     # --- developer API (raises) --------------------------------------------------------
 
     def list_memos(self) -> list[MemoInfo]:
-        """Every memo of the session, most recently updated first."""
-        with self._lock:
-            return load_index(self.store, self.namespace)
+        """Every memo of the session, most recently updated first.
+
+        Reads take no lock (every file is replaced atomically): a memo being
+        written at that moment may show as not yet in the index.
+        """
+        return load_index(self.store, self.namespace)
 
     def info(self, key: str) -> MemoInfo | None:
         """The index entry of ``key``, or ``None``."""
         validate_memo_key(key)
-        with self._lock:
-            entries = load_index(self.store, self.namespace)
-            i = find_entry(entries, key)
-            return None if i is None else entries[i]
+        entries = load_index(self.store, self.namespace)
+        i = find_entry(entries, key)
+        return None if i is None else entries[i]
 
     def read(self, key: str) -> str | None:
         """The content saved under ``key``, or ``None``."""
@@ -137,7 +137,9 @@ class MemoStore:
                 f"content is (or contains) the placeholder {PLACEHOLDER_MARKER!r}, which only "
                 "stands for a memo already saved on disk; it is not real content. Send the "
                 "real text you want to save as content (memo read shows a saved memo)")
-        with self._lock:
+        # The store's lock spans reading the index and writing it back, so writers in
+        # other threads and processes neither lose each other's entries nor pass the cap.
+        with self.store.lock(self.namespace):
             entries = load_index(self.store, self.namespace)
             i = find_entry(entries, key)
             if i is None and len(entries) >= self.max_memos:
@@ -158,7 +160,7 @@ class MemoStore:
     def delete(self, key: str) -> bool:
         """Remove the memo; ``True`` when there was one."""
         validate_memo_key(key)
-        with self._lock:
+        with self.store.lock(self.namespace):
             entries = load_index(self.store, self.namespace)
             i = find_entry(entries, key)
             if i is None:

@@ -9,13 +9,18 @@ or key can reach outside the root.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
-from ctxmgr.errors import StoreError
+import filelock
+
+from ctxmgr.errors import ConfigError, StoreError
 from ctxmgr.store.base import Namespace, Store
 
 __all__ = ["FileStore", "project_dir_name"]
@@ -23,6 +28,8 @@ __all__ = ["FileStore", "project_dir_name"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_LABEL = 200
 _HASH_CHARS = 12
+LOCK_NAME = ".~lock"
+"""The lock file in a namespace's folder ("~" keeps it out of :meth:`FileStore.keys`)."""
 
 
 def project_dir_name(path: str | Path | None = None) -> str:
@@ -54,16 +61,30 @@ class FileStore(Store):
     offloads may hold private data. On case-insensitive file systems keys that
     differ only in case share a file.
 
+    :meth:`lock` is an OS file lock (``flock`` on POSIX, through the
+    ``filelock`` library) on a ``.~lock`` file in the namespace's folder, so
+    writers in other processes and threads exclude each other; the OS drops it
+    when a holder dies.
+
     Args:
         root: the folder to store under; defaults to ``$CTXMGR_HOME`` or
             ``~/.ctxmgr``, read once here and made absolute, so a later
             ``chdir`` or environment change does not move the store.
+        lock_timeout_s: how long :meth:`lock` waits for another holder before
+            it raises :class:`~ctxmgr.errors.StoreError` (a stuck writer never
+            hangs this one).
     """
 
-    def __init__(self, root: str | Path | None = None) -> None:
+    def __init__(self, root: str | Path | None = None, *, lock_timeout_s: float = 10.0) -> None:
         if root is None:
             root = os.environ.get("CTXMGR_HOME") or Path.home() / ".ctxmgr"
+        if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, int | float) \
+                or not lock_timeout_s > 0:
+            raise ConfigError(f"lock_timeout_s must be a number > 0, got {lock_timeout_s!r}")
         self._root = Path(root).expanduser().absolute()
+        self._lock_timeout_s = float(lock_timeout_s)
+        self._file_locks: dict[Path, filelock.BaseFileLock] = {}
+        self._file_locks_guard = threading.Lock()
 
     @property
     def root(self) -> Path:
@@ -119,6 +140,31 @@ class FileStore(Store):
         except OSError as exc:
             raise _store_error("delete", path, exc) from exc
         return True
+
+    @contextlib.contextmanager
+    def lock(self, namespace: Namespace) -> Iterator[None]:
+        folder = self.folder(namespace)
+        path = folder / LOCK_NAME
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _store_error("lock", path, exc) from exc
+        with self._file_locks_guard:
+            # One object per folder: filelock is reentrant per object and thread, and
+            # two threads holding their own contexts still exclude each other (flock).
+            file_lock = self._file_locks.setdefault(
+                folder, filelock.FileLock(path, timeout=self._lock_timeout_s, mode=0o600))
+        try:
+            file_lock.acquire()
+        except filelock.Timeout as exc:
+            raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has held it "
+                                           f"for over {self._lock_timeout_s:g} s") from exc
+        except OSError as exc:
+            raise _store_error("lock", path, exc) from exc
+        try:
+            yield
+        finally:
+            file_lock.release()
 
     def keys(self, namespace: Namespace) -> list[str]:
         folder = self.folder(namespace)
