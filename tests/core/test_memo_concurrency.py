@@ -18,7 +18,7 @@ import pytest
 from profiles import repeats
 
 from ctxmgr.errors import MemoWriteError
-from ctxmgr.memo import MemoStore
+from ctxmgr.memo import MemoStore, memo_sessions
 from ctxmgr.store import FileStore
 
 WRITES = 200
@@ -147,11 +147,12 @@ def test_the_cap_holds_for_two_threads_with_two_memo_stores(tmp_path: Path) -> N
     assert len(list(FileStore(tmp_path).folder(writers[0].namespace).glob("*.md"))) == 20
 
 
-def test_the_lock_file_is_not_listed_as_a_memo_or_a_key(tmp_path: Path) -> None:
+def test_the_lock_file_stays_out_of_the_session_folder_and_the_session_list(
+    tmp_path: Path,
+) -> None:
     store = FileStore(tmp_path)
     memos = MemoStore(store, session="s", project="p")
     memos.write("plan", "content", "summary")
 
-    assert store.keys(memos.namespace) == ["index.json", "plan.md"]
-    assert [e.key for e in memos.list_memos()] == ["plan"]
-    assert os.listdir(store.folder(memos.namespace))  # the folder exists
+    assert sorted(os.listdir(store.folder(memos.namespace))) == ["index.json", "plan.md"]
+    assert memo_sessions(tmp_path, "p") == ["s"]

@@ -212,7 +212,7 @@ def test_file_store_lock_held_elsewhere_times_out_with_a_store_error(tmp_path: P
     thread.start()
     held.wait(10)
     try:
-        with pytest.raises(StoreError, match=r"cannot lock .*\.~lock: another writer has held "
+        with pytest.raises(StoreError, match=r"cannot lock .*\.~s1\.lock: another writer has held "
                                              r"it for over 0.2 s"), waiter.lock(NS):
             pass
     finally:

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ctxmgr.errors import ConfigError, MemoWriteError
+from ctxmgr.errors import ConfigError, HalfWrittenMemoError, MemoWriteError, StoreError
 from ctxmgr.memo.index import MemoInfo, find_entry, load_index, now, save_index
 from ctxmgr.memo.keys import validate_memo_key
 from ctxmgr.memo.placeholder import PLACEHOLDER_MARKER, contains_placeholder
@@ -120,7 +120,10 @@ class MemoStore:
             InvalidMemoKeyError: an unsafe key.
             MemoWriteError: a summary outside 1-300 characters, empty content,
                 content holding the placeholder, or a new key past ``max_memos``.
-            StoreError: the store could not write.
+            StoreError: the store could not write; the memo is as it was.
+            HalfWrittenMemoError: (a ``StoreError``) the memo file changed but its
+                index entry could not be written nor the file restored; the
+                message says what is on disk.
         """
         validate_memo_key(key)
         if not isinstance(summary, str) or not summary.strip():
@@ -139,26 +142,63 @@ class MemoStore:
                 "real text you want to save as content (memo read shows a saved memo)")
         # The store's lock spans reading the index and writing it back, so writers in
         # other threads and processes neither lose each other's entries nor pass the cap.
-        with self.store.lock(self.namespace):
-            entries = load_index(self.store, self.namespace)
-            i = find_entry(entries, key)
-            if i is None and len(entries) >= self.max_memos:
-                raise MemoWriteError(
-                    f"this session already has {len(entries)} memos, the maximum of "
-                    f"{self.max_memos}. Delete memos that are stale (see memo list; then "
-                    "memo delete key=\"...\") or overwrite an existing key, and write again")
-            stamp = now()
-            old = None if i is None else entries.pop(i)
-            info = MemoInfo(key=old.key if old else key, summary=summary, size=len(content),
-                            created=old.created if old and old.created else stamp, updated=stamp)
-            # the memo first: a crash before the index is written is repaired by load_index
-            self.store.put(self.namespace, f"{info.key}.md", content.encode("utf-8"))
-            save_index(self.store, self.namespace, [info, *entries])
+        try:
+            with self.store.lock(self.namespace):
+                info, old = self._write_locked(key, content, summary)
+        except StoreError:
+            raise
+        except OSError as exc:  # a store that raises plain OSError: one error type for callers
+            raise StoreError(exc.errno, f"memo store failed: {exc}") from exc
         logger.info("memo %r saved (%d chars) in %s", info.key, info.size, self.namespace)
         return info, old is not None
 
+    def _write_locked(self, key: str, content: str,
+                      summary: str) -> tuple[MemoInfo, MemoInfo | None]:
+        entries = load_index(self.store, self.namespace)
+        i = find_entry(entries, key)
+        if i is None and len(entries) >= self.max_memos:
+            raise MemoWriteError(
+                f"this session already has {len(entries)} memos, the maximum of "
+                f"{self.max_memos}. Delete memos that are stale (see memo list; then "
+                "memo delete key=\"...\") or overwrite an existing key, and write again")
+        stamp = now()
+        old = None if i is None else entries.pop(i)
+        info = MemoInfo(key=old.key if old else key, summary=summary, size=len(content),
+                        created=old.created if old and old.created else stamp, updated=stamp)
+        file = f"{info.key}.md"
+        previous = self.store.get(self.namespace, file) if old else None  # to roll back to
+        # the memo first: a crash before the index is written is repaired by load_index
+        self.store.put(self.namespace, file, content.encode("utf-8"))
+        try:
+            save_index(self.store, self.namespace, [info, *entries])
+        except OSError as exc:
+            self._roll_back(info, previous, exc)
+            raise
+        return info, old
+
+    def _roll_back(self, info: MemoInfo, previous: bytes | None, cause: OSError) -> None:
+        """Put the memo file back as it was after its index entry could not be written;
+        when that fails too, raise an error that says what is on disk."""
+        file = f"{info.key}.md"
+        try:
+            if previous is None:
+                self.store.delete(self.namespace, file)
+            else:
+                self.store.put(self.namespace, file, previous)
+        except OSError as undo:
+            raise HalfWrittenMemoError(
+                f"memo {info.key!r} is only half written: {file} holds the new content "
+                f"({info.size} chars) but index.json could not be updated ({cause}), and "
+                f"restoring the previous content failed too ({undo}); memo list shows "
+                "the old summary and size (or none) until the memo is written again",
+            ) from cause
+
     def delete(self, key: str) -> bool:
-        """Remove the memo; ``True`` when there was one."""
+        """Remove the memo; ``True`` when there was one.
+
+        The memo file goes first: once it is gone the memo is deleted, even when
+        the index cannot be updated (reading the index skips entries without a file).
+        """
         validate_memo_key(key)
         with self.store.lock(self.namespace):
             entries = load_index(self.store, self.namespace)
@@ -167,7 +207,12 @@ class MemoStore:
                 return False
             info = entries.pop(i)
             self.store.delete(self.namespace, f"{info.key}.md")
-            save_index(self.store, self.namespace, entries)
+            try:
+                save_index(self.store, self.namespace, entries)
+            except OSError as exc:
+                logger.warning("memo %r deleted from %s, but index.json could not be updated "
+                               "(%s); it is repaired on the next write", info.key,
+                               self.namespace, exc)
         logger.info("memo %r deleted from %s", info.key, self.namespace)
         return True
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ctxmgr.errors import InvalidMemoKeyError, MemoWriteError, StoreError
+from ctxmgr.errors import HalfWrittenMemoError, InvalidMemoKeyError, MemoWriteError, StoreError
 from ctxmgr.memo.keys import KEY_PATTERN, MAX_KEY_CHARS, validate_memo_key
 from ctxmgr.memo.placeholder import memo_placeholder
 from ctxmgr.prompts import MEMO_TOOL_DESCRIPTION, ToolSpec
@@ -125,6 +125,9 @@ def run_memo_call(memos: MemoStore, tool_input: Any) -> MemoCallResult:
                                    "\"root-cause_analysis\"", ok=False, action=action)
     except MemoWriteError as exc:
         return MemoCallResult(text=f"Refused: {exc}", ok=False, action=action)
+    except HalfWrittenMemoError as exc:
+        logger.warning("memo %s failed: %s", action, exc)
+        return MemoCallResult(text=f"Error: {exc}.", ok=False, action=action)
     except (StoreError, OSError, UnicodeDecodeError) as exc:
         logger.warning("memo %s failed: %s", action, exc)
         return MemoCallResult(text=f"Error: the memo store failed ({exc}); the memo was "

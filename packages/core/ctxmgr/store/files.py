@@ -28,8 +28,6 @@ __all__ = ["FileStore", "project_dir_name"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_LABEL = 200
 _HASH_CHARS = 12
-LOCK_NAME = ".~lock"
-"""The lock file in a namespace's folder ("~" keeps it out of :meth:`FileStore.keys`)."""
 
 
 def project_dir_name(path: str | Path | None = None) -> str:
@@ -62,9 +60,9 @@ class FileStore(Store):
     differ only in case share a file.
 
     :meth:`lock` is an OS file lock (``flock`` on POSIX, through the
-    ``filelock`` library) on a ``.~lock`` file in the namespace's folder, so
-    writers in other processes and threads exclude each other; the OS drops it
-    when a holder dies.
+    ``filelock`` library) on ``.~<session>.lock`` beside the namespace's folder
+    (so the folder holds only blobs), so writers in other processes and threads
+    exclude each other; the OS drops it when a holder dies.
 
     Args:
         root: the folder to store under; defaults to ``$CTXMGR_HOME`` or
@@ -144,16 +142,17 @@ class FileStore(Store):
     @contextlib.contextmanager
     def lock(self, namespace: Namespace) -> Iterator[None]:
         folder = self.folder(namespace)
-        path = folder / LOCK_NAME
+        # "~" is not allowed in labels: the lock file is never taken for a session folder.
+        path = folder.parent / f".~{namespace.session}.lock"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _store_error("lock", path, exc) from exc
         with self._file_locks_guard:
-            # One object per folder: filelock is reentrant per object and thread, and
+            # One object per file: filelock is reentrant per object and thread, and
             # two threads holding their own contexts still exclude each other (flock).
             file_lock = self._file_locks.setdefault(
-                folder, filelock.FileLock(path, timeout=self._lock_timeout_s, mode=0o600))
+                path, filelock.FileLock(path, timeout=self._lock_timeout_s, mode=0o600))
         try:
             file_lock.acquire()
         except filelock.Timeout as exc:
