@@ -5,11 +5,16 @@ The tool result must say what is on disk, and one bad file must not break the se
 
 from __future__ import annotations
 
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from faults import FaultyStore
 
+from ctxmgr.cli import main
 from ctxmgr.errors import StoreError
 from ctxmgr.memo import MemoStore
 from ctxmgr.store import FileStore, Namespace
@@ -105,3 +110,179 @@ def test_a_memo_write_on_a_full_disk_leaves_the_old_memo_on_disk(tmp_path: Path)
     assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".~")) == [
         "index.json", "plan.md"]
 
+
+
+# --- damaged files in the session folder ------------------------------------------------------
+# Each case is damage: the session keeps working, the damage is reported, nothing hangs.
+
+_LIST = {"action": "list"}
+
+
+def _files_session(tmp_path: Path) -> tuple[MemoStore, Path]:
+    store = FileStore(tmp_path / "home")
+    memos = MemoStore(store, session="s", project="p")
+    for key in ("a", "b", "c"):
+        _write(memos, key, f"content of {key}", f"summary of {key}")
+    return memos, store.folder(memos.namespace)
+
+
+def _run_isolated(code: str, home: Path, *,
+                  timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a child with 1 GiB of address space: a hang or a memory grab fails
+    the test instead of the machine."""
+    def limit() -> None:  # pragma: no cover - runs in the child
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run([sys.executable, "-c", code, str(home)], capture_output=True,
+                          text=True, timeout=timeout, preexec_fn=limit)
+
+
+def test_an_index_size_of_1e999_breaks_no_operation(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    index = folder / "index.json"
+    index.write_text(index.read_text().replace('"size": 12', '"size": 1e999', 1))
+
+    listing = memos.handle_memo_call(_LIST)
+    read = memos.handle_memo_call({"action": "read", "key": "c"})
+    written = _write(memos, "d", "content of d", "summary of d")
+
+    assert "Warning: index.json is damaged" in listing
+    assert sorted(e.key for e in memos.list_memos()) == ["a", "b", "c", "d"]
+    assert {e.key: e.summary for e in memos.list_memos()}["c"] == "summary of c"
+    assert {e.key: e.size for e in memos.list_memos()}["c"] == len("content of c")
+    assert read.endswith("\n\ncontent of c")
+    assert written.startswith("Memo 'd' saved")
+
+
+def test_the_memo_command_lists_a_session_whose_index_says_1e999_without_a_traceback(
+    _isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memos = MemoStore(session="s")
+    _write(memos, "plan", "content", "the plan")
+    index = FileStore().folder(memos.namespace) / "index.json"
+    index.write_text(index.read_text().replace('"size": 7', '"size": 1e999'))
+
+    assert main(["memo", "list"]) == 0
+    assert "plan  the plan  (7 chars" in capsys.readouterr().out
+
+
+def test_a_deeply_nested_index_is_damage_not_a_recursion_error(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    (folder / "index.json").write_text("[" * 100_000)
+
+    listing = memos.handle_memo_call(_LIST)
+
+    assert "Warning: index.json is damaged" in listing
+    assert sorted(e.key for e in memos.list_memos()) == ["a", "b", "c"]
+    assert memos.read("a") == "content of a"
+    assert _write(memos, "d", "content of d").startswith("Memo 'd' saved")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_named_index_json_does_not_hang_the_session(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    (folder / "index.json").unlink()
+    os.mkfifo(folder / "index.json")
+    code = ("import sys\nfrom ctxmgr.memo import MemoStore\nfrom ctxmgr.store import FileStore\n"
+            "m = MemoStore(FileStore(sys.argv[1]), session='s', project='p')\n"
+            "print(m.handle_memo_call({'action': 'list'}))\n"
+            "print(m.handle_memo_call({'action': 'write', 'key': 'd', 'summary': 's', "
+            "'content': 'x'}))\n")
+
+    out = _run_isolated(code, tmp_path / "home", timeout=60)
+
+    assert out.returncode == 0, out.stderr
+    assert "3 memo(s)" in out.stdout and "index.json cannot be read" in out.stdout
+    assert "Memo 'd' saved" in out.stdout
+    assert (folder / "index.json").is_file()  # the next write put a real index in its place
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_an_index_linked_to_dev_zero_does_not_exhaust_memory(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    (folder / "index.json").unlink()
+    (folder / "index.json").symlink_to("/dev/zero")
+    code = ("import sys\nfrom ctxmgr.memo import MemoStore\nfrom ctxmgr.store import FileStore\n"
+            "m = MemoStore(FileStore(sys.argv[1]), session='s', project='p')\n"
+            "print(m.handle_memo_call({'action': 'list'}))\n")
+
+    out = _run_isolated(code, tmp_path / "home", timeout=60)
+
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "3 memo(s)" in out.stdout and "index.json cannot be read" in out.stdout
+
+
+def test_a_memo_file_truncated_to_zero_bytes_reads_back_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    memos, folder = _files_session(tmp_path)
+    (folder / "b.md").write_bytes(b"")
+
+    text = memos.handle_memo_call({"action": "read", "key": "b"})
+    content = memos.read("b")
+
+    assert "Warning: the memo file holds 0 chars but index.json recorded 12" in text
+    assert content == ""
+    assert "holds 0 chars but index.json recorded 12" in caplog.text
+
+
+def test_a_memo_file_that_is_not_utf8_reads_back_with_a_warning(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    (folder / "b.md").write_bytes(b"caf\xe9 ok")
+
+    text = memos.handle_memo_call({"action": "read", "key": "b"})
+
+    assert "Warning: the memo file is not valid UTF-8" in text
+    assert text.endswith("\n\ncaf\ufffd ok")
+
+
+def test_a_corrupt_index_keeps_every_summary_it_still_holds(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    index = folder / "index.json"
+    index.write_text(index.read_text()[:-60])  # cut inside the last entry (a)
+
+    listing = memos.handle_memo_call(_LIST)
+
+    assert "Warning: index.json is damaged" in listing
+    summaries = {e.key: e.summary for e in memos.list_memos()}
+    assert summaries == {"c": "summary of c", "b": "summary of b", "a": "(not in index.json)"}
+
+
+def test_a_corrupt_index_is_kept_aside_before_the_next_write_replaces_it(tmp_path: Path) -> None:
+    memos, folder = _files_session(tmp_path)
+    index = folder / "index.json"
+    damaged = index.read_text()[:-60]
+    index.write_text(damaged)
+
+    _write(memos, "d", "content of d", "summary of d")
+
+    kept = [p for p in folder.iterdir() if p.name.startswith("index.damaged-")]
+    assert len(kept) == 1 and kept[0].read_text() == damaged
+    summaries = {e.key: e.summary for e in memos.list_memos()}
+    assert summaries["d"] == "summary of d" and summaries["c"] == "summary of c"
+    assert "Warning" not in memos.handle_memo_call(_LIST)  # the new index is sound
+
+
+@pytest.mark.parametrize("index", [
+    '{"version": 1, "memos": [{"key": "a"}]}',
+    '{"version": 1, "memos": [{"key": "../../x", "summary": "s", "size": 1}]}',
+    '{"version": 1, "memos": [7, null, "x"]}',
+    '{"version": 1, "memos": {"key": "a"}}',
+    '[]',
+    '"text"',
+    '{"memos": [{"key": "a", "summary": ["x"], "size": true, "created": 1, "updated": {}}]}',
+    '{"memos": [{"key": "a", "summary": "s", "size": ' + "9" * 5000 + '}]}',
+    "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),
+])
+def test_any_malformed_index_is_reported_and_the_memos_still_listed(
+    tmp_path: Path, index: str
+) -> None:
+    memos, folder = _files_session(tmp_path)
+    (folder / "index.json").write_text(index, encoding="latin-1", errors="replace")
+
+    listing = memos.handle_memo_call(_LIST)
+
+    assert "Warning: index.json is damaged" in listing
+    assert sorted(e.key for e in memos.list_memos()) == ["a", "b", "c"]
+    assert all(isinstance(e.size, int) and e.size == 12 for e in memos.list_memos())
+    assert memos.read("a") == "content of a"

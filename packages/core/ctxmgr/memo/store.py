@@ -7,7 +7,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxmgr.errors import ConfigError, HalfWrittenMemoError, MemoWriteError, StoreError
-from ctxmgr.memo.index import MemoInfo, find_entry, load_index, now, save_index
+from ctxmgr.memo.index import (
+    Index,
+    MemoInfo,
+    find_entry,
+    keep_damaged,
+    load_index,
+    now,
+    save_index,
+)
 from ctxmgr.memo.keys import validate_memo_key
 from ctxmgr.memo.placeholder import PLACEHOLDER_MARKER, contains_placeholder
 from ctxmgr.memo.tool import MAX_SUMMARY_CHARS, MemoCallResult, run_memo_call
@@ -94,24 +102,53 @@ class MemoStore:
         """Every memo of the session, most recently updated first.
 
         Reads take no lock (every file is replaced atomically): a memo being
-        written at that moment may show as not yet in the index.
+        written at that moment may show as not yet in the index. A damaged
+        ``index.json`` is logged as a warning and the memos are listed from
+        their files.
         """
-        return load_index(self.store, self.namespace)
+        return self._index().entries
 
     def info(self, key: str) -> MemoInfo | None:
         """The index entry of ``key``, or ``None``."""
         validate_memo_key(key)
-        entries = load_index(self.store, self.namespace)
+        entries = self._index().entries
         i = find_entry(entries, key)
         return None if i is None else entries[i]
 
     def read(self, key: str) -> str | None:
-        """The content saved under ``key``, or ``None``."""
+        """The content saved under ``key``, or ``None``.
+
+        A memo file that does not match its index entry (truncated, edited
+        outside ctxmgr, not UTF-8) is read as far as it goes, with a warning in
+        the log; undecodable bytes become U+FFFD.
+        """
+        found = self._read(key)
+        return None if found is None else found[1]
+
+    def _index(self) -> Index:
+        return load_index(self.store, self.namespace)
+
+    def _read(self, key: str) -> tuple[MemoInfo, str, str | None] | None:
+        """The entry, the content and what looks damaged about the file (or ``None``)."""
         info = self.info(key)
         if info is None:
             return None
         blob = self.store.get(self.namespace, f"{info.key}.md")
-        return None if blob is None else blob.decode("utf-8")
+        if blob is None:
+            return None
+        warning = None
+        try:
+            content = blob.decode("utf-8")
+        except UnicodeDecodeError:
+            content = blob.decode("utf-8", "replace")
+            warning = ("the memo file is not valid UTF-8 (it was changed outside ctxmgr); "
+                       "bytes that could not be decoded are shown as \ufffd")
+        if warning is None and len(content) != info.size:
+            warning = (f"the memo file holds {len(content)} chars but index.json recorded "
+                       f"{info.size}; it may have been truncated or edited outside ctxmgr")
+        if warning is not None:
+            logger.warning("memo %r in %s: %s", info.key, self.namespace, warning)
+        return info, content, warning
 
     def write(self, key: str, content: str, summary: str) -> tuple[MemoInfo, bool]:
         """Save ``content`` under ``key``; returns the entry and whether it overwrote one.
@@ -154,7 +191,8 @@ class MemoStore:
 
     def _write_locked(self, key: str, content: str,
                       summary: str) -> tuple[MemoInfo, MemoInfo | None]:
-        entries = load_index(self.store, self.namespace)
+        index = self._index()
+        entries = index.entries
         i = find_entry(entries, key)
         if i is None and len(entries) >= self.max_memos:
             raise MemoWriteError(
@@ -167,6 +205,8 @@ class MemoStore:
                         created=old.created if old and old.created else stamp, updated=stamp)
         file = f"{info.key}.md"
         previous = self.store.get(self.namespace, file) if old else None  # to roll back to
+        if index.damaged is not None:  # the rewrite below replaces it: keep it first
+            keep_damaged(self.store, self.namespace, index.damaged)
         # the memo first: a crash before the index is written is repaired by load_index
         self.store.put(self.namespace, file, content.encode("utf-8"))
         try:
@@ -201,11 +241,14 @@ class MemoStore:
         """
         validate_memo_key(key)
         with self.store.lock(self.namespace):
-            entries = load_index(self.store, self.namespace)
+            index = self._index()
+            entries = index.entries
             i = find_entry(entries, key)
             if i is None:
                 return False
             info = entries.pop(i)
+            if index.damaged is not None:
+                keep_damaged(self.store, self.namespace, index.damaged)
             self.store.delete(self.namespace, f"{info.key}.md")
             try:
                 save_index(self.store, self.namespace, entries)

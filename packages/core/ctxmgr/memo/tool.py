@@ -151,24 +151,27 @@ def _write(memos: MemoStore, key: str, tool_input: Mapping[str, Any]) -> MemoCal
 
 
 def _read(memos: MemoStore, key: str) -> MemoCallResult:
-    info = memos.info(key)
-    content = memos.read(key) if info else None
-    if info is None or content is None:
+    found = memos._read(key)
+    if found is None:
         return MemoCallResult(text=f"No memo with key {key!r}. {_keys_hint(memos)}",
                               ok=False, action="read", key=key)
+    info, content, warning = found
     head = (f"Memo {info.key!r} (summary: {json.dumps(info.summary, ensure_ascii=False)}; "
             f"{info.size} chars; updated {info.updated or 'unknown'}):")
+    if warning is not None:
+        head += f"\nWarning: {warning}."
     return MemoCallResult(text=f"{head}\n\n{content}", ok=True, action="read", key=info.key)
 
 
 def _list_text(memos: MemoStore) -> str:
-    entries = memos.list_memos()
-    if not entries:
-        return "No memos in this session yet."
-    lines = [f"{len(entries)} memo(s) of at most {memos.max_memos}, most recently updated "
-             "first:"]
+    index = memos._index()
+    warnings = [f"Warning: {p}." for p in index.problems]
+    if not index.entries:
+        return "\n".join([*warnings, "No memos in this session yet."])
+    lines = [*warnings, f"{len(index.entries)} memo(s) of at most {memos.max_memos}, most "
+             "recently updated first:"]
     lines += [f"- {e.key}: {e.summary} ({e.size} chars, updated {e.updated or 'unknown'})"
-              for e in entries]
+              for e in index.entries]
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ import errno
 import hashlib
 import os
 import re
+import stat
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -28,6 +29,9 @@ __all__ = ["FileStore", "project_dir_name"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_LABEL = 200
 _HASH_CHARS = 12
+# No link is followed and no FIFO waited on: a reader must never leave the store or hang.
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 
 
 def project_dir_name(path: str | Path | None = None) -> str:
@@ -100,11 +104,26 @@ class FileStore(Store):
         return self.folder(namespace) / self.check_key(key)
 
     def get(self, namespace: Namespace, key: str) -> bytes | None:
+        """The blob, or ``None``; a link, FIFO, device or folder in its place is refused
+        (:class:`~ctxmgr.errors.StoreError`), as FileStore writes only regular files."""
         path = self.path(namespace, key)
         try:
-            return path.read_bytes()
+            fd = os.open(path, _READ_FLAGS)
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StoreError(exc.errno, f"cannot read {path}: it is a symbolic link, "
+                                            "which FileStore never follows") from exc
+            raise _store_error("read", path, exc) from exc
+        try:
+            with os.fdopen(fd, "rb") as file:
+                if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                    raise StoreError(errno.EINVAL, f"cannot read {path}: it is not a regular "
+                                                   "file (a folder, FIFO or device)")
+                return file.read()
+        except StoreError:
+            raise
         except OSError as exc:
             raise _store_error("read", path, exc) from exc
 
