@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -411,11 +412,86 @@ def test_no_accepted_label_or_key_resolves_outside_its_folder(
     assert relative.parts == ("projects", names["project"], names["kind"], names["session"], key)
 
 
+# --- FileStore: isolation on disk ----------------------------------------------
+# A link planted in the store (by a hostile neighbour, or a careless copy) must never let a
+# read or a write reach outside the root, and a FIFO or device must never be opened.
+
+
+def _outside(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    return outside
+
+
+def test_a_file_link_planted_in_a_session_folder_is_neither_listed_nor_read(
+    tmp_path: Path,
+) -> None:
+    outside = _outside(tmp_path)
+    store = FileStore(tmp_path / "root")
+    store.put(NS, "real", b"x")
+    (store.folder(NS) / "leak.md").symlink_to(outside / "secret.txt")
+
+    assert store.keys(NS) == ["real"]
+    with pytest.raises(StoreError, match="symbolic link"):
+        store.get(NS, "leak.md")
+
+
+@pytest.mark.parametrize("linked", ["session", "kind", "project"])
+def test_a_linked_folder_never_sends_reads_or_writes_outside_the_root(
+    tmp_path: Path, linked: str
+) -> None:
+    outside = _outside(tmp_path)
+    store = FileStore(tmp_path / "root")
+    folder = {"session": store.folder(NS), "kind": store.folder(NS).parent,
+              "project": store.folder(NS).parent.parent}[linked]
+    folder.parent.mkdir(parents=True)
+    folder.symlink_to(outside, target_is_directory=True)
+    planted = outside / "s1" if linked == "kind" else outside
+    if linked == "project":
+        planted = outside / "offload" / "s1"
+    planted.mkdir(parents=True, exist_ok=True)
+    (planted / "blob").write_text("outside")
+    before = sorted(str(p) for p in outside.rglob("*"))
+
+    for operation in (lambda: store.put(NS, "k", b"x"), lambda: store.get(NS, "blob"),
+                      lambda: store.keys(NS), lambda: store.delete(NS, "blob")):
+        with pytest.raises(StoreError, match="symbolic link"):
+            operation()
+    with pytest.raises(StoreError, match="symbolic link"), store.lock(NS):
+        pass
+    assert sorted(str(p) for p in outside.rglob("*")) == before
+    assert (planted / "blob").read_text() == "outside"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_in_a_session_folder_is_not_listed_and_not_opened(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "root")
+    store.put(NS, "real", b"x")
+    os.mkfifo(store.folder(NS) / "pipe")
+
+    assert store.keys(NS) == ["real"]
+    with pytest.raises(StoreError, match="not a regular file"):
+        store.get(NS, "pipe")
+
+
+def test_the_root_itself_may_be_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "real-root"
+    real.mkdir()
+    (tmp_path / "root").symlink_to(real, target_is_directory=True)
+    store = FileStore(tmp_path / "root")
+
+    store.put(NS, "k", b"v")
+
+    assert store.get(NS, "k") == b"v" and store.keys(NS) == ["k"]
+    assert (real / "projects" / NS.project / NS.kind / NS.session / "k").read_bytes() == b"v"
+
+
 # --- project_dir_name ---------------------------------------------------------
 
 
 @pytest.mark.parametrize(
-    ("path", "expected"),
+    ("path", "readable"),
     [
         ("/work/main", "-work-main"),
         ("/", "-"),
@@ -424,14 +500,22 @@ def test_no_accepted_label_or_key_resolves_outside_its_folder(
         ("/work/main/../other/", "-work-other"),
     ],
 )
-def test_project_dir_name_replaces_unsafe_characters_with_dashes(path: str, expected: str) -> None:
-    assert project_dir_name(path) == expected
-    assert project_dir_name(Path(path)) == expected
+def test_project_dir_name_is_the_path_made_safe_plus_a_short_hash(path: str, readable: str) -> None:
+    name = project_dir_name(path)
+    assert re.fullmatch(re.escape(readable) + r"-[0-9a-f]{12}", name)
+    assert project_dir_name(Path(path)) == name
+
+
+def test_paths_that_read_alike_get_different_project_folders() -> None:
+    paths = ["/x/pa/b", "/x/pa-b", "/x/pa b", "/x/paéb", "/x/pa_b"]
+    names = [project_dir_name(p) for p in paths]
+    assert len(set(names)) == len(paths)
+    assert all(n.startswith("-x-pa") for n in names)
 
 
 def test_project_dir_name_defaults_to_the_working_directory() -> None:
     assert project_dir_name() == project_dir_name(Path.cwd())
-    assert project_dir_name().endswith("-work")
+    assert re.fullmatch(r".*-work-[0-9a-f]{12}", project_dir_name())
 
 
 def test_project_dir_name_makes_relative_paths_absolute() -> None:
@@ -446,6 +530,13 @@ def test_project_dir_name_of_long_path_is_200_chars_unique_and_stable() -> None:
     assert first == project_dir_name(base + "/a")
     assert first.startswith("-" + "d" * 150)
     Namespace(project=first, session="s", kind="notes")
+
+
+@given(st.lists(st.text(max_size=30), min_size=2, max_size=2, unique=True))
+def test_different_paths_never_share_a_project_folder(parts: list[str]) -> None:
+    first, second = ("/p/" + part for part in parts)
+    if os.path.abspath(first) != os.path.abspath(second):
+        assert project_dir_name(first) != project_dir_name(second)
 
 
 @given(st.text(max_size=400))

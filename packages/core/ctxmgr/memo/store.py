@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,13 +35,34 @@ DEFAULT_MAX_MEMOS = 50
 
 
 def memo_sessions(root: str | Path, project: str) -> list[str]:
-    """Sessions of ``project`` that have a memo folder under a FileStore ``root``, sorted."""
-    folder = Path(root).expanduser() / "projects" / project / MEMO_KIND
+    """Sessions of ``project`` that have a memo folder under a FileStore ``root``, sorted.
+
+    Raises:
+        ConfigError: ``project`` is not a valid folder name (the same rule as a session's).
+        StoreError: the project's memo folder cannot be listed, or a link leads out of it.
+    """
+    from ctxmgr.store.files import FileStore
+
+    store = FileStore(root)
+    # Any session name does: the check is the project's, and the folder is its parent.
+    folder = store.folder(Namespace(project=project, session="-", kind=MEMO_KIND)).parent
     try:
-        return sorted(p.name for p in folder.iterdir()
-                      if p.is_dir() and Store.is_valid_key(p.name))
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries
+                     if e.is_dir(follow_symlinks=False) and Store.is_valid_key(e.name)]
     except FileNotFoundError:
         return []
+    except OSError as exc:
+        raise StoreError(exc.errno, f"cannot list {folder}: {exc.strerror or exc}") from exc
+    return sorted(n for n in names if _lists(store, Namespace(project, n, MEMO_KIND)))
+
+
+def _lists(store: Store, namespace: Namespace) -> bool:
+    try:
+        store.keys(namespace)
+    except StoreError:  # a link leads out of the store: not a session of this project
+        return False
+    return True
 
 
 class MemoStore:

@@ -3,7 +3,12 @@
 Layout: ``<root>/projects/<project>/<kind>/<session>/<key>``, so memos (kind
 ``"notes"``) land at SPEC §4.2's ``<home>/projects/<project-dir>/notes/<session>/``.
 Every path part is a validated label (see ``ctxmgr.store.base``), so no namespace
-or key can reach outside the root.
+or key can reach outside the root; and since a folder or file below the root may
+have been replaced by a link (a careless copy, a hostile neighbour), every
+operation checks that its folder resolves to where it should and opens files
+without following links, so nothing is read or written outside the root, and
+no FIFO or device is opened. (A race that swaps a folder for a link between
+the check and the write is not covered: guard the root's permissions.)
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBL
 
 
 def project_dir_name(path: str | Path | None = None) -> str:
-    """The folder name that stands for a working directory, as Claude Code derives it.
+    """The folder name that stands for a working directory: readable, and unique to it.
 
     Args:
         path: the working directory; defaults to ``Path.cwd()``. Relative paths
@@ -43,16 +48,16 @@ def project_dir_name(path: str | Path | None = None) -> str:
 
     Returns:
         The absolute path with every character outside ``[A-Za-z0-9._-]`` replaced
-        by ``-`` (``/work/main`` -> ``-work-main``). Names over 200 characters keep
-        a prefix plus a hash of the full path, so they stay unique and valid as a
-        ``Namespace`` label.
+        by ``-``, then ``-`` and 12 hex digits of the path's SHA-256
+        (``/work/main`` -> ``-work-main-<hash>``). The hash keeps paths that read
+        alike apart (``/x/pa/b``, ``/x/pa-b``, ``/x/pa b`` and ``/x/paéb`` would
+        otherwise share one folder, and so one project's memos); long names keep
+        a prefix, so the result is always a valid ``Namespace`` label.
     """
     absolute = os.path.abspath(os.fspath(Path.cwd() if path is None else path))
-    name = _UNSAFE.sub("-", absolute)
-    if len(name) <= _MAX_LABEL:
-        return name
     digest = hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"{name[: _MAX_LABEL - _HASH_CHARS - 1]}-{digest[:_HASH_CHARS]}"
+    readable = _UNSAFE.sub("-", absolute)[: _MAX_LABEL - _HASH_CHARS - 1]
+    return f"{readable}-{digest[:_HASH_CHARS]}"
 
 
 class FileStore(Store):
@@ -103,10 +108,20 @@ class FileStore(Store):
         """The file that holds (or would hold) the blob."""
         return self.folder(namespace) / self.check_key(key)
 
+    def _checked(self, folder: Path, action: str, target: Path) -> None:
+        """Refuse ``folder`` (below the root) when a link makes it resolve elsewhere."""
+        expected = os.path.join(os.path.realpath(self._root), folder.relative_to(self._root))
+        actual = os.path.realpath(folder)
+        if actual != expected:
+            raise StoreError(errno.ELOOP, f"cannot {action} {target}: a symbolic link below "
+                                          f"the store root leads to {actual}; FileStore never "
+                                          "follows links below its root")
+
     def get(self, namespace: Namespace, key: str) -> bytes | None:
         """The blob, or ``None``; a link, FIFO, device or folder in its place is refused
         (:class:`~ctxmgr.errors.StoreError`), as FileStore writes only regular files."""
         path = self.path(namespace, key)
+        self._checked(path.parent, "read", path)
         try:
             fd = os.open(path, _READ_FLAGS)
         except FileNotFoundError:
@@ -129,8 +144,10 @@ class FileStore(Store):
 
     def put(self, namespace: Namespace, key: str, data: bytes) -> None:
         path = self.path(namespace, key)
+        self._checked(path.parent, "write", path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            self._checked(path.parent, "write", path)  # again: mkdir may have met a link
             # "~" is not allowed in keys, so keys() never lists a temp file,
             # even one left behind by a crash between write and rename.
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".~{key}.", suffix=".tmp")
@@ -150,6 +167,7 @@ class FileStore(Store):
 
     def delete(self, namespace: Namespace, key: str) -> bool:
         path = self.path(namespace, key)
+        self._checked(path.parent, "delete", path)
         try:
             path.unlink()
         except FileNotFoundError:
@@ -163,10 +181,12 @@ class FileStore(Store):
         folder = self.folder(namespace)
         # "~" is not allowed in labels: the lock file is never taken for a session folder.
         path = folder.parent / f".~{namespace.session}.lock"
+        self._checked(folder, "lock", path)
         try:
             folder.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise _store_error("lock", path, exc) from exc
+        self._checked(folder, "lock", path)
         with self._file_locks_guard:
             # One object per file: filelock is reentrant per object and thread, and
             # two threads holding their own contexts still exclude each other (flock).
@@ -185,10 +205,13 @@ class FileStore(Store):
             file_lock.release()
 
     def keys(self, namespace: Namespace) -> list[str]:
+        """Every key in the namespace, sorted; links, FIFOs and folders are not keys."""
         folder = self.folder(namespace)
+        self._checked(folder, "list", folder)
         try:
             with os.scandir(folder) as entries:
-                return sorted(e.name for e in entries if self.is_valid_key(e.name) and e.is_file())
+                return sorted(e.name for e in entries
+                              if self.is_valid_key(e.name) and e.is_file(follow_symlinks=False))
         except FileNotFoundError:
             return []
         except OSError as exc:
