@@ -195,6 +195,7 @@ class AutoContextMemory:
 
         Raises:
             OffloadNotFoundError: unknown id.
+            StoreError: the store failed, or the blob is damaged (the message names it).
         """
         return self.offload.load(offload_id)
 
