@@ -19,6 +19,7 @@ from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import STRATEGIES, Plan, Strategy, StrategyContext
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
+    SummaryWorker,
     asummarize_safely,
     clip_for_summary,
     render_transcript,
@@ -235,6 +236,7 @@ def compress(
     force: bool = False,
     model_calls: int | None = None,
     overhead_tokens: int = 0,
+    worker: SummaryWorker | None = None,
 ) -> CompressionResult:
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
@@ -247,6 +249,8 @@ def compress(
             window does not need must pay for itself.
         overhead_tokens: prompt tokens sent beside ``messages`` (a system prompt kept
             elsewhere, tool schemas, the reload hint); they count towards every threshold.
+        worker: runs sync summarizer calls (default: a fresh one per call); pass the
+            same worker on every call so that a hung summarizer holds one thread.
 
     Raises:
         ContextOverflowError: still over ``max_tokens`` after every strategy applied.
@@ -254,11 +258,13 @@ def compress(
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
+    worker = worker or SummaryWorker()
     try:
         request = next(gen)
         while True:
             request = gen.send(summarize_safely(summarizer, request.messages, request.instruction,
-                                                timeout_s=config.summary_timeout_s))
+                                                timeout_s=config.summary_timeout_s,
+                                                worker=worker))
     except StopIteration as stop:
         return stop.value
 
@@ -274,16 +280,18 @@ async def acompress(
     force: bool = False,
     model_calls: int | None = None,
     overhead_tokens: int = 0,
+    worker: SummaryWorker | None = None,
 ) -> CompressionResult:
     """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
+    worker = worker or SummaryWorker()
     try:
         request = next(gen)
         while True:
             outcome = await asummarize_safely(summarizer, request.messages, request.instruction,
-                                              timeout_s=config.summary_timeout_s)
+                                              timeout_s=config.summary_timeout_s, worker=worker)
             request = gen.send(outcome)
     except StopIteration as stop:
         return stop.value
