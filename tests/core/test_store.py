@@ -8,12 +8,14 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import repeats
 
 from ctxmgr.errors import ConfigError, StoreError
 from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, project_dir_name
@@ -338,6 +340,76 @@ def test_temp_file_left_by_a_crash_is_not_listed_as_a_key(
     assert len(leftovers) == 2 and leftovers[0].startswith(".~k.")
     assert store.keys(NS) == ["k"]
     assert store.get(NS, "k") == b"old"
+
+
+# A writer that stalls in fsync (a slow disk) long enough to be killed there.
+_STALLED_WRITER = """
+import os, sys, time
+from ctxmgr.store import FileStore, Namespace
+os.fsync = lambda fd: time.sleep(3600)
+FileStore(sys.argv[1]).put(Namespace("-work-main", "s1", "offload"), "k", b"x" * 1000)
+"""
+
+
+def _temp_files(folder: Path) -> set[str]:
+    return {p.name for p in folder.glob(".~*.tmp")} if folder.is_dir() else set()
+
+
+def _start_stalled_writer(root: Path) -> subprocess.Popen[bytes]:
+    """A writer process that is inside put(), its temp file written, when this returns."""
+    folder = FileStore(root).folder(NS)
+    before = _temp_files(folder)
+    proc = subprocess.Popen([sys.executable, "-c", _STALLED_WRITER, str(root)])
+    deadline = time.monotonic() + 60
+    while _temp_files(folder) <= before:
+        assert proc.poll() is None and time.monotonic() < deadline, "writer never stalled"
+        time.sleep(0.01)
+    return proc
+
+
+@pytest.mark.skipif(os.name != "posix", reason="kills writer processes with SIGKILL")
+def test_temp_files_of_killed_writers_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    kills = repeats(5, long=25)
+    for _ in range(kills):
+        proc = _start_stalled_writer(root)
+        proc.kill()
+        proc.wait()
+    folder = FileStore(root).folder(NS)
+    assert len(_temp_files(folder)) == 1  # each writer removed the one killed before it
+
+    store = FileStore(root)
+    store.put(NS, "other", b"y")
+
+    assert _temp_files(folder) == set()
+    assert store.keys(NS) == ["other"] and store.get(NS, "other") == b"y"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a second live writer process")
+def test_the_temp_file_of_a_writer_still_running_is_left_alone(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    proc = _start_stalled_writer(root)
+    try:
+        FileStore(root).put(NS, "other", b"y")
+        assert len(_temp_files(FileStore(root).folder(NS))) == 1
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_an_hour_old_temp_file_of_unknown_origin_is_removed_by_the_next_write(
+    tmp_path: Path,
+) -> None:
+    store = FileStore(tmp_path / "root")
+    store.put(NS, "k", b"v")
+    old, fresh = store.folder(NS) / ".~k.abc123.tmp", store.folder(NS) / ".~k.def456.tmp"
+    for leftover in (old, fresh):
+        leftover.write_bytes(b"half")
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+
+    FileStore(tmp_path / "root").put(NS, "k", b"w")
+
+    assert _temp_files(store.folder(NS)) == {fresh.name}
 
 
 def test_keys_skip_subfolders_and_foreign_file_names(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import re
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,8 @@ __all__ = ["FileStore", "project_dir_name"]
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 _MAX_LABEL = 200
 _HASH_CHARS = 12
+_STALE_TEMP_S = 3600.0  # a temp file this old has no live writer, whoever made it
+_SWEEP_EVERY_S = 600.0  # how often one FileStore looks for abandoned temp files in a folder
 # No link is followed and no FIFO waited on: a reader must never leave the store or hang.
 _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
                | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
@@ -92,6 +95,7 @@ class FileStore(Store):
         self._lock_timeout_s = float(lock_timeout_s)
         self._file_locks: dict[Path, filelock.BaseFileLock] = {}
         self._file_locks_guard = threading.Lock()
+        self._swept: dict[Path, float] = {}  # folder -> when its temp files were last checked
 
     @property
     def root(self) -> Path:
@@ -148,9 +152,12 @@ class FileStore(Store):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._checked(path.parent, "write", path)  # again: mkdir may have met a link
-            # "~" is not allowed in keys, so keys() never lists a temp file,
-            # even one left behind by a crash between write and rename.
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".~{key}.", suffix=".tmp")
+            self._sweep(path.parent)
+            # "~" is not allowed in keys, so keys() never lists a temp file, even one left
+            # behind by a writer killed between write and rename; the pid in its name lets
+            # a later writer see that it was abandoned and remove it.
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".~{key}.{os.getpid()}.",
+                                       suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as file:
                     file.write(data)
@@ -175,6 +182,22 @@ class FileStore(Store):
         except OSError as exc:
             raise _store_error("delete", path, exc) from exc
         return True
+
+    def _sweep(self, folder: Path) -> None:
+        """Remove temp files that writers killed mid-write left in ``folder`` (best effort;
+        at most every ten minutes per folder and store object)."""
+        now = time.monotonic()
+        with self._file_locks_guard:
+            last = self._swept.get(folder)
+            if last is not None and now - last < _SWEEP_EVERY_S:
+                return
+            self._swept[folder] = now
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith(".~") and entry.name.endswith(".tmp") \
+                        and _abandoned(entry):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
 
     @contextlib.contextmanager
     def lock(self, namespace: Namespace) -> Iterator[None]:
@@ -216,6 +239,26 @@ class FileStore(Store):
             return []
         except OSError as exc:
             raise _store_error("list", folder, exc) from exc
+
+
+def _abandoned(entry: os.DirEntry[str]) -> bool:
+    """Whether a temp file ``.~<key>.<pid>.<random>.tmp`` has no writer any more: its
+    process is gone (POSIX, same host), or it is over an hour old."""
+    parts = entry.name[: -len(".tmp")].rsplit(".", 2)
+    pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+    if pid is not None and pid != os.getpid() and os.name == "posix" and not _alive(pid):
+        return True
+    return time.time() - entry.stat(follow_symlinks=False).st_mtime > _STALE_TEMP_S
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists (POSIX)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists but belongs to someone else
+        return True
+    return True
 
 
 def _store_error(action: str, path: Path, exc: OSError) -> StoreError:
