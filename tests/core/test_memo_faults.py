@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 from faults import FaultyStore
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from profiles import examples
 
 from ctxmgr.cli import main
 from ctxmgr.errors import StoreError
@@ -85,6 +88,20 @@ def test_a_failed_delete_of_the_index_entry_still_deletes_the_memo() -> None:
 
     assert text.startswith("Deleted memo 'plan'")
     assert [e.key for e in memos.list_memos()] == ["other"]
+
+
+def test_a_write_while_the_index_cannot_be_read_is_refused_and_keeps_every_summary() -> None:
+    store = FaultyStore()
+    memos = MemoStore(store, session="s")
+    _write(memos, "a", "content", "summary a")
+    store.fail_get = lambda key, n: key == "index.json"
+
+    text = _write(memos, "b", "content", "summary b")
+    deleted = memos.handle_memo_call({"action": "delete", "key": "a"})
+
+    store.fail_get = None
+    assert "not changed" in text and "not changed" in deleted
+    assert [(e.key, e.summary) for e in memos.list_memos()] == [("a", "summary a")]
 
 
 def test_developer_write_raises_a_store_error_when_the_index_cannot_be_written() -> None:
@@ -286,3 +303,54 @@ def test_any_malformed_index_is_reported_and_the_memos_still_listed(
     assert sorted(e.key for e in memos.list_memos()) == ["a", "b", "c"]
     assert all(isinstance(e.size, int) and e.size == 12 for e in memos.list_memos())
     assert memos.read("a") == "content of a"
+
+
+# --- every fault, anywhere: the tool result always tells the truth ------------------------------
+
+_KEYS = ["a", "b", "c", "d"]
+_ops = st.lists(st.tuples(st.sampled_from(["write", "write", "delete", "read", "list"]),
+                          st.sampled_from(_KEYS), st.integers(0, 99)), min_size=1, max_size=25)
+_failing = st.frozensets(st.integers(0, 80), max_size=30)
+
+
+@settings(max_examples=examples(300), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(ops=_ops, put_faults=_failing, get_faults=_failing, delete_faults=_failing)
+def test_under_random_store_faults_every_tool_result_matches_what_is_on_disk(
+    ops: list[tuple[str, str, int]], put_faults: frozenset[int], get_faults: frozenset[int],
+    delete_faults: frozenset[int],
+) -> None:
+    store = FaultyStore()
+    memos = MemoStore(store, session="s", max_memos=3)
+    model: dict[str, tuple[str, str]] = {}  # key -> (content, summary) the results promised
+    half_written: set[str] = set()  # keys whose summary the results said is stale
+
+    for action, key, n in ops:
+        content, summary = f"content {n} " * (n % 7 + 1), f"summary {n}"
+        store.fail_put = lambda k, i: i in put_faults
+        store.fail_get = lambda k, i: i in get_faults
+        store.fail_delete = lambda k, i: i in delete_faults
+        text = memos.handle_memo_call({"action": action, "key": key, "summary": summary,
+                                       "content": content})
+        store.fail_put = store.fail_get = store.fail_delete = None
+
+        assert isinstance(text, str) and text
+        if text.startswith(f"Memo '{key}' saved") or text.startswith(f"Memo '{key}' updated"):
+            model[key] = (content, summary)
+            half_written.discard(key)
+        elif text.startswith(f"Deleted memo '{key}'"):
+            model.pop(key)
+            half_written.discard(key)
+        elif text.startswith(f"Error: memo '{key}' is only half written"):
+            model[key] = (content, model.get(key, ("", "(not in index.json)"))[1])
+            half_written.add(key)
+        elif action in ("write", "delete"):
+            assert "not changed" in text or text.startswith(("Refused", "No memo")), text
+
+        entries = {e.key: e for e in memos.list_memos()}
+        assert set(entries) == set(model), (action, key, text)
+        assert len(entries) <= 3 or half_written
+        for k, (body, summ) in model.items():
+            assert memos.read(k) == body, (k, text)
+            if k not in half_written:
+                assert entries[k].summary == summ and entries[k].size == len(body), (k, text)

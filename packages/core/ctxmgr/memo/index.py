@@ -11,6 +11,7 @@ kept, a value that does not is replaced, and the damaged bytes are kept aside
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import re
@@ -31,6 +32,9 @@ UNINDEXED = "(not in index.json)"
 LOST = "(summary lost: index.json is damaged)"
 _SALVAGE_LIMIT = 4 << 20  # characters of a broken index searched for entries that still parse
 _ENTRY_START = re.compile(r'\{\s*"key"\s*:')
+# What a store reports when something other than a file stands where index.json should be
+# (a link, a FIFO, a device: see FileStore.get): damage to replace, unlike a failing read.
+_NOT_A_FILE = frozenset({errno.ELOOP, errno.EINVAL})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,6 +63,9 @@ class Index:
     """One line per kind of damage found, for the log and the tool result."""
     damaged: bytes | None = None
     """The index bytes when they did not parse whole: kept aside before a rewrite."""
+    read_error: OSError | None = None
+    """Why ``index.json`` could not be read, when the store failed (not when a link,
+    FIFO or device stood in its place): rewriting it then would lose its summaries."""
 
 
 def now() -> str:
@@ -76,10 +83,12 @@ def load_index(store: Store, namespace: Namespace) -> Index:
     files = {k[:-3]: k for k in store.keys(namespace) if k.endswith(".md")}
     problems: list[str] = []
     damaged: bytes | None = None
+    read_error: OSError | None = None
     try:
         raw = store.get(namespace, INDEX_KEY)
     except OSError as exc:
         raw = None
+        read_error = None if exc.errno in _NOT_A_FILE else exc
         problems.append(f"index.json cannot be read ({exc}); memos are listed from their files")
     entries: list[MemoInfo] = []
     if raw is not None:
@@ -102,7 +111,7 @@ def load_index(store: Store, namespace: Namespace) -> Index:
     for problem in problems:
         logger.warning("memo session %s of project %s: %s", namespace.session,
                        namespace.project, problem)
-    return Index(entries=kept, problems=tuple(problems), damaged=damaged)
+    return Index(entries=kept, problems=tuple(problems), damaged=damaged, read_error=read_error)
 
 
 def save_index(store: Store, namespace: Namespace, entries: list[MemoInfo]) -> None:

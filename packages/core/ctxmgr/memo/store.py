@@ -150,6 +150,15 @@ class MemoStore:
     def _index(self) -> Index:
         return load_index(self.store, self.namespace)
 
+    def _index_to_rewrite(self) -> Index:
+        """The index, for a write that replaces it: refused while the store cannot read
+        it, since rewriting it from the memo files would drop every summary."""
+        index = self._index()
+        if index.read_error is not None:
+            raise StoreError(index.read_error.errno,
+                             f"cannot update index.json: {index.read_error}")
+        return index
+
     def _read(self, key: str) -> tuple[MemoInfo, str, str | None] | None:
         """The entry, the content and what looks damaged about the file (or ``None``)."""
         info = self.info(key)
@@ -213,7 +222,7 @@ class MemoStore:
 
     def _write_locked(self, key: str, content: str,
                       summary: str) -> tuple[MemoInfo, MemoInfo | None]:
-        index = self._index()
+        index = self._index_to_rewrite()
         entries = index.entries
         i = find_entry(entries, key)
         if i is None and len(entries) >= self.max_memos:
@@ -263,7 +272,7 @@ class MemoStore:
         """
         validate_memo_key(key)
         with self.store.lock(self.namespace):
-            index = self._index()
+            index = self._index_to_rewrite()
             entries = index.entries
             i = find_entry(entries, key)
             if i is None:
