@@ -17,6 +17,7 @@ from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore, offload_tag
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.autocontext.summarizers import (
     ExtractiveSummarizer,
     SummaryOutcome,
@@ -284,6 +285,20 @@ def test_a_hung_summarizer_holds_at_most_one_thread_per_memory(release: threadin
         r is not None and r.startswith(f"summarizer timed out after {TIMEOUT:g} s (an earlier "
                                        "call that timed out is still running")
         for r in reasons[1:])
+
+
+def test_a_hung_summarizer_holds_at_most_one_thread_per_context_processor(
+    release: threading.Event,
+) -> None:
+    before = set(threading.enumerate())
+    hung = CountingHang(release)
+    processor = ContextProcessor(config(), counter=C, summarizer=hung)
+    state = None
+
+    for _ in range(20):
+        state = processor.process(history(), state, force=True).state
+
+    assert len(_new_threads(before)) == 1 and hung.calls == 1
 
 
 def test_two_memories_each_have_their_own_summarizer_worker(release: threading.Event) -> None:
