@@ -173,19 +173,15 @@ class AutoContextMemory:
 
     def _kwargs(self) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
-                "summarizer": self.summarizer, "on_event": self._record,
+                "summarizer": self.summarizer, "on_event": self.on_event,
                 "model_calls": self._model_calls, "overhead_tokens": self._overhead,
                 "worker": self._worker}
-
-    def _record(self, event: CompressionEvent) -> None:
-        self._events.append(event)
-        if self.on_event is not None:
-            self.on_event(event)
 
     def _apply(self, result: object) -> list[CompressionEvent]:
         if not isinstance(result, CompressionResult):
             return []
         self._working = result.messages
+        self._events.extend(result.events)  # only a pass that is applied is recorded
         self._tally.reset(self._working)
         self._hinted = _any_compressed(self._working)
         return list(result.events)

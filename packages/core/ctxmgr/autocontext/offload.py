@@ -7,6 +7,7 @@ metadata marking it compressed, so no later step mistakes it for an answer.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -85,6 +86,15 @@ class OffloadStore:
             return str(self.store.path(self.namespace, key))
         ns = self.namespace
         return f"{self.store!r} at {ns.project}/{ns.kind}/{ns.session}/{key}"
+
+    def exists(self, offload_id: str) -> bool:
+        """Whether a blob is stored under ``offload_id`` (whatever its state)."""
+        return self.store.get(self.namespace, f"{offload_id}.json") is not None
+
+    def discard(self, offload_id: str) -> None:
+        """Remove the blob of a compression that was never applied (best effort)."""
+        with contextlib.suppress(OSError):
+            self.store.delete(self.namespace, f"{offload_id}.json")
 
     def ids(self) -> list[str]:
         return [k.removesuffix(".json") for k in self.store.keys(self.namespace)]
