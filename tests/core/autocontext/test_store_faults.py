@@ -13,7 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import subprocess
+import sys
+import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 from builders import LARGE, C, dicts, expand, groups, user
@@ -32,6 +37,7 @@ from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import validate_pairing
+from ctxmgr.store import FileStore
 
 
 def history() -> list[Message]:
@@ -223,3 +229,57 @@ def test_under_random_put_faults_nothing_is_lost_and_no_blob_is_orphaned(
         mem.compress_if_needed()
 
     assert_consistent(mem, history())
+
+
+# --- two writers on one offload session -----------------------------------------------------
+
+_COMPRESSOR = """
+import json, sys
+sys.path[:0] = sys.argv[2:4]
+import test_store_faults as t
+from ctxmgr.autocontext.memory import AutoContextMemory
+from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
+from ctxmgr.store import FileStore
+mem = AutoContextMemory(t.config(), counter=t.C, store=FileStore(sys.argv[1]),
+                        summarizer=ExtractiveSummarizer(), session="shared")
+mem.add(t.history())
+mem.compress_if_needed()
+print(json.dumps(sorted(t.referenced(mem.messages, mem.offload))))
+"""
+
+
+def test_two_threads_compressing_one_session_share_its_blobs(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    memories = [AutoContextMemory(config(), counter=C, store=store, session="shared",
+                                  summarizer=ExtractiveSummarizer()) for _ in range(2)]
+    for mem in memories:
+        mem.add(history())
+    threads = [threading.Thread(target=mem.compress_if_needed) for mem in memories]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    for mem in memories:
+        assert_consistent_shared(mem, history())
+    assert not list(store.folder(memories[0].offload.namespace).glob(".~*"))
+
+
+def test_two_processes_compressing_one_session_share_its_blobs(tmp_path: Path) -> None:
+    here = Path(__file__).parent
+    args = [sys.executable, "-c", _COMPRESSOR, str(tmp_path), str(here), str(here.parents[1])]
+    procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outputs = [proc.communicate(timeout=120) for proc in procs]
+
+    assert all(proc.returncode == 0 for proc in procs), [err for _, err in outputs]
+    first, second = (set(json.loads(out)) for out, _ in outputs)
+    offload = OffloadStore(FileStore(tmp_path), session="shared")
+    assert first == second == set(offload.ids())
+    assert all(offload.load(i) for i in first)
+
+
+def assert_consistent_shared(mem: AutoContextMemory, original: Sequence[Message]) -> None:
+    """As :func:`assert_consistent`, for a session whose store another writer shares."""
+    assert dicts(expand(mem.messages, mem)) == dicts(original)
+    assert referenced(mem.messages, mem.offload) <= set(mem.offload.ids())
