@@ -6,7 +6,6 @@ The tool result must say what is on disk, and one bad file must not break the se
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -147,6 +146,8 @@ def _run_isolated(code: str, home: Path, *,
                   timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a child with 1 GiB of address space: a hang or a memory grab fails
     the test instead of the machine."""
+    import resource  # POSIX only, like the FIFO and /dev/zero these tests plant
+
     def limit() -> None:  # pragma: no cover - runs in the child
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
