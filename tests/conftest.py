@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from profiles import LONG
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 
 # CI explores the same examples on every run, so a red build is reproducible; local runs
-# keep exploring new ones (and remember failures in .hypothesis/).
+# keep exploring new ones (and remember failures in .hypothesis/). The long profile, run by
+# hand (CTXMGR_PROFILE=long), draws many more examples and repeats every race.
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+settings.register_profile("long", deadline=None, max_examples=1000)
+settings.load_profile("long" if LONG else "ci" if os.environ.get("CI") else "dev")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
 SHARED = Path(os.environ.get("CTXMGR_TRAJECTORIES",
