@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.tokens import TokenCounter
 
@@ -82,7 +83,6 @@ AGE_BUCKETS: tuple[str, ...] = ("1", "2", "3", "4-10", "11+")
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_./:-]+")
 _STRIP = ".:-/"
 _PLAIN_RE = re.compile(r"[a-z]+|[A-Z]+|[A-Z][a-z]+")
-_OFFLOAD_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32}) -->")
 
 
 def is_plain_word(token: str) -> bool:
@@ -321,7 +321,7 @@ class FidelityChecker:
         parent: dict[str, str | None] = {}
         queue: deque[str] = deque()
         for t in other:
-            for oid in _OFFLOAD_RE.findall(t):
+            for oid in find_offload_ids(t):
                 if oid not in parent:
                     parent[oid] = None
                     queue.append(oid)
@@ -362,7 +362,7 @@ class FidelityChecker:
             else:
                 text = "\n".join(visible_text(m) for m in messages)
                 self._reloaded[oid] = (text, sum(self.counter.count(m) for m in messages),
-                                       tuple(_OFFLOAD_RE.findall(text)))
+                                       tuple(find_offload_ids(text)))
         return self._reloaded[oid]
 
 
