@@ -32,8 +32,12 @@ matches. It is *reloadable* when it is missing but occurs in messages that an
 offload id in the prompt (``<!-- CONTEXT_OFFLOAD: uuid=ID -->``) gives back,
 following ids inside reloaded messages too; only a policy with a ``reload(id)``
 method (:class:`Reloader`, ctxmgr's) can tell, so for the peers nothing is
-reloadable. Its *source age* is how many tool results back the most recent tool
-result holding it is (1 = the last one before the call).
+reloadable. The *reload tokens* of a call are the tokens of the messages that
+the shortest chain of ids to each reloadable fact gives back, each id counted
+once; replay charges them as one answer, though a ``context_reload`` that pages
+a long range takes more round trips for the same tokens. A fact's *source age*
+is how many tool results back the most recent tool result holding it is (1 = the
+last one before the call).
 
 *Recency* asks whether the prompt holds the last three tool results' output
 verbatim (fewer when fewer exist; calls with no tool result before them are
