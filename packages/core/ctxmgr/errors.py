@@ -13,6 +13,7 @@ so generic handlers (``except ValueError``) keep working::
     ├── MemoWriteError(ValueError)         a memo write refused (summary, content, cap)
     ├── OffloadNotFoundError(KeyError)     no offloaded messages under that id
     ├── StoreError(OSError)                the store could not read or write
+    │   └── HalfWrittenMemoError           a memo changed on disk, its index entry did not
     └── ContextOverflowError               still over the window after compressing
 """
 
@@ -30,6 +31,7 @@ __all__ = [
     "ConfigError",
     "ContextOverflowError",
     "CtxmgrError",
+    "HalfWrittenMemoError",
     "InvalidMemoKeyError",
     "InvalidMessageError",
     "MemoWriteError",
@@ -105,6 +107,14 @@ class StoreError(CtxmgrError, OSError):
     """The store could not read or write."""
 
 
+class HalfWrittenMemoError(StoreError):
+    """A memo write failed after the memo file changed, and restoring it failed too.
+
+    The message says what is on disk; the memo tool passes it to the model
+    instead of claiming that nothing changed.
+    """
+
+
 class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
@@ -121,6 +131,6 @@ class ContextOverflowError(CtxmgrError):
         callers keep it rather than redo it."""
         super().__init__(
             f"prompt is {tokens} tokens after compression, {self.excess} over the "
-            f"{limit}-token window; raise max_tokens, pin fewer messages or enable "
-            "more strategies"
+            f"{limit}-token budget (the window less the answer reserve and the safety "
+            "margin); what is left is pinned: raise max_tokens or pin fewer messages"
         )

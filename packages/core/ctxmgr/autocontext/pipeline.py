@@ -3,11 +3,16 @@
 ``compress`` and ``acompress`` share one planning core, a generator that
 yields summarizer requests and receives their outcomes, so the sync and async
 paths cannot drift apart. Nothing is replaced before its originals are
-offloaded, and a failed summarizer only skips its strategy.
+offloaded, and a failed summarizer only skips its strategy. So does a store
+that cannot write (any ``OSError``): the step's originals stay in place. A pass
+that anything else aborts leaves no trace: the blobs it wrote for the first
+time are removed, and its result is never applied.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
@@ -19,6 +24,7 @@ from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import STRATEGIES, Plan, Strategy, StrategyContext
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
+    SummaryWorker,
     asummarize_safely,
     clip_for_summary,
     render_transcript,
@@ -33,6 +39,7 @@ __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 _LLM_STRATEGIES = frozenset({1, 4, 5, 6})
 _RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
 _LAST_RESORTS = frozenset({5, 6})  # rewrite the current round: only while over the trigger
+_OVER_BUDGET_ONLY = frozenset({7})  # the working set: only while over the budget
 _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
 
 
@@ -96,12 +103,15 @@ class _Pass:
         self._rejected: set[tuple[int, str, str, int]] = set()  # stand-ins no smaller
         self._count_goal = _count_goal(config)
         self.effective = config.effective()
+        self.new_blobs: list[str] = []  # offload ids this pass wrote that were not there
 
     def done(self) -> bool:
         return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
 
     def idle(self, n: int) -> bool:
         """Strategy ``n`` has nothing to do at the current size."""
+        if n in _OVER_BUDGET_ONLY:
+            return self.tokens <= self.config.budget_tokens
         if n in _LAST_RESORTS:
             return self.tokens < self.config.trigger_tokens
         return self.tokens <= self.config.target_tokens and n not in _RANGE_STRATEGIES
@@ -120,7 +130,7 @@ class _Pass:
 
     def wanted(self, plan: Plan, original: Sequence[Message], summary_input: int) -> bool:
         """A summary the window or the message count requires, or one that pays off."""
-        if self.tokens > self.config.max_tokens or self.count_bound:
+        if self.tokens > self.config.budget_tokens or self.count_bound:
             return True
         return _pays_off(removed=sum(self.counter.count(m) for m in original),
                          summary_input=summary_input,
@@ -147,7 +157,10 @@ class _Pass:
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
             return None
-        self.offload.save(original, offload_id)
+        fresh = not self.offload.exists(offload_id)
+        self.offload.save(original, offload_id)  # an OSError here changes nothing
+        if fresh:
+            self.new_blobs.append(offload_id)
         self.work[plan.start:plan.end] = stand_in
         self.edited_from = min(self.edited_from, plan.start)
         before, self.tokens = self.tokens, self.tokens - old + new
@@ -166,8 +179,8 @@ class _Pass:
 
     def result(self) -> CompressionResult:
         result = CompressionResult(self.work, self.events, self.tokens, True)
-        if self.tokens > self.config.max_tokens:
-            raise ContextOverflowError(tokens=self.tokens, limit=self.config.max_tokens,
+        if self.tokens > self.config.budget_tokens:
+            raise ContextOverflowError(tokens=self.tokens, limit=self.config.budget_tokens,
                                        partial=result)
         return result
 
@@ -188,6 +201,20 @@ def _plan_and_apply(
                 model_calls=model_calls, overhead_tokens=overhead_tokens)
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
+    try:
+        yield from _strategies(run, config=config, counter=counter, use_llm=use_llm)
+    except BaseException:
+        # Aborted (a bug, an interrupt, a store raising something other than OSError):
+        # this pass is never applied, so blobs only it wrote would point nowhere.
+        for offload_id in run.new_blobs:
+            offload.discard(offload_id)
+        raise
+    return run.result()
+
+
+def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
+                use_llm: bool) -> Generator[_SummaryRequest, SummaryOutcome, None]:
+    """Run the strategies cheapest first on ``run`` until it is small enough."""
     for strategy in STRATEGIES:
         n = strategy.number
         if not config.enabled(n) or (n in _LLM_STRATEGIES and not use_llm):
@@ -214,14 +241,19 @@ def _plan_and_apply(
                         skipped = True
                         break
                     summary = outcome.text
-                placed = run.apply(strategy, plan, original, summary, summary_input, started)
+                try:
+                    placed = run.apply(strategy, plan, original, summary, summary_input,
+                                       started)
+                except OSError as exc:  # the store cannot write: skip, like a summarizer
+                    run.skip(strategy, summary_input, started, f"offload store failed: {exc}")
+                    skipped = True
+                    break
                 if placed is not None:
                     progressed = True
                     if placed != len(original):
                         break  # indices of later plans moved: plan again
             if skipped or not progressed:
                 break
-    return run.result()
 
 
 def compress(
@@ -235,6 +267,7 @@ def compress(
     force: bool = False,
     model_calls: int | None = None,
     overhead_tokens: int = 0,
+    worker: SummaryWorker | None = None,
 ) -> CompressionResult:
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
@@ -247,20 +280,31 @@ def compress(
             window does not need must pay for itself.
         overhead_tokens: prompt tokens sent beside ``messages`` (a system prompt kept
             elsewhere, tool schemas, the reload hint); they count towards every threshold.
+        worker: runs sync summarizer calls (default: a fresh one per call); pass the
+            same worker on every call so that a hung summarizer holds one thread.
+
+    A store that cannot write skips the step that needed it (a "skipped" event
+    says why), as a failing summarizer does.
 
     Raises:
-        ContextOverflowError: still over ``max_tokens`` after every strategy applied.
+        ContextOverflowError: still over ``budget_tokens`` after every strategy applied
+            (only what is pinned is left: system messages, the task, the latest user
+            message, tool calls).
     """
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
+    worker = worker or SummaryWorker()
     try:
         request = next(gen)
         while True:
             request = gen.send(summarize_safely(summarizer, request.messages, request.instruction,
-                                                timeout_s=config.summary_timeout_s))
+                                                timeout_s=config.summary_timeout_s,
+                                                worker=worker))
     except StopIteration as stop:
         return stop.value
+    finally:
+        gen.close()  # interrupted while waiting: the pass cleans up now, not at collection
 
 
 async def acompress(
@@ -274,16 +318,34 @@ async def acompress(
     force: bool = False,
     model_calls: int | None = None,
     overhead_tokens: int = 0,
+    worker: SummaryWorker | None = None,
 ) -> CompressionResult:
-    """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
+    """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout).
+
+    The planning steps, which read and write the offload store, run in a worker
+    thread: the event loop never blocks on the store, and a store bound to this very
+    loop (LangGraph's async Postgres and SQLite stores) can serve them.
+    """
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
+    worker = worker or SummaryWorker()
+
+    def step(outcome: SummaryOutcome | None) -> tuple[_SummaryRequest | None, object]:
+        # StopIteration cannot cross a thread's future: hand the result back as data
+        try:
+            return (next(gen) if outcome is None else gen.send(outcome)), None
+        except StopIteration as stop:
+            return None, stop.value
+
     try:
-        request = next(gen)
-        while True:
+        request, done = await asyncio.to_thread(step, None)
+        while request is not None:
             outcome = await asummarize_safely(summarizer, request.messages, request.instruction,
-                                              timeout_s=config.summary_timeout_s)
-            request = gen.send(outcome)
-    except StopIteration as stop:
-        return stop.value
+                                              timeout_s=config.summary_timeout_s, worker=worker)
+            request, done = await asyncio.to_thread(step, outcome)
+        assert isinstance(done, CompressionResult)
+        return done
+    finally:
+        with contextlib.suppress(ValueError):  # cancelled while a step still runs
+            gen.close()

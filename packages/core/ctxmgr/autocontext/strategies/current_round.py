@@ -32,14 +32,15 @@ class CurrentRound:
         if end - start < 1 or (end - start == 1 and is_compressed(ctx.messages[start])):
             return []
         tokens = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
-        if tokens < cfg.min_range_tokens and ctx.tokens <= cfg.max_tokens:
+        if tokens < cfg.min_range_tokens and ctx.tokens <= cfg.budget_tokens:
             return []  # not worth a summary yet, and the prompt still fits the window
         ratio = f"{round(cfg.current_round_compression_ratio * 100)}%"
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
-                                    strategy=self.number, current_round=True),)
+                                    strategy=self.number, current_round=True,
+                                    identifiers_chars=ctx.config.identifiers_chars),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=cfg.current_round_prompt.replace("{ratio}", ratio))]
