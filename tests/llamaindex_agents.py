@@ -4,7 +4,8 @@
 recorded run. Before each answer it checks what the model was sent:
 
 * tool pairing is valid (OpenAI and Anthropic rules);
-* the prompt, tool schemas included, is within the memory's window;
+* the prompt, tool schemas included, is within the memory's budget (the window less
+  the room kept for the answer and the safety margin);
 * nothing is lost: every piece of the recording sent so far (each text, tool
   call and tool result, byte for byte) is in the prompt or reloads exactly
   through the offload ids the prompt shows, nested ranges opened too.
@@ -71,7 +72,8 @@ class PromptChecker:
             assert validate_pairing(neutral, rules=rules) == [], where  # type: ignore[arg-type]
         tokens = self.memory.counter.count_messages(neutral) + tool_tokens(
             tools, self.memory.counter)
-        assert tokens <= self.memory.auto_config.max_tokens, f"{where}: {tokens} tokens"
+        budget = self.memory.auto_config.budget_tokens  # the window less the answer's room
+        assert tokens <= budget, f"{where}: {tokens} tokens over {budget}"
         self.peak_tokens = max(self.peak_tokens, tokens)
         reachable = self._reachable(neutral)
         self.compressed_calls += bool(self._reloaded_ids(neutral))

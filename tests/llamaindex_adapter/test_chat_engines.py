@@ -19,7 +19,7 @@ from ctxmgr import InMemoryStore, Message, text_message
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, RecordedRun, ScriptedLLM
 
-BUDGET = 2200
+BUDGET = 2600
 POLICY = "Baggage: one free checked bag for gold members, two for platinum."
 
 

@@ -64,19 +64,19 @@ def test_tool_calls_count_towards_the_budget() -> None:
     """LlamaIndex's Memory counts a ToolCallBlock as 0 tokens (llama_index #21950): a
     history of large tool-call arguments never triggers its flush."""
     history: list[Message] = [user("write the files", id="u0")]
-    for k in range(12):
+    for k in range(30):
         history += [call(f"w{k}", f"a{k}", name="write_file",
-                         args={"path": f"f{k}.py", "text": f"# file {k}\n" + "x = 1\n" * 600}),
+                         args={"path": f"f{k}.py", "text": f"# file {k}\n" + "x = 1\n" * 300}),
                     result(f"w{k}", "ok", f"t{k}")]
     chats = to_llamaindex(history)
     assert any(isinstance(b, ToolCallBlock) for b in chats[1].blocks)
-    mem = memory(max_tokens=8000)
+    mem = memory(max_tokens=16_000)
     mem.put_messages(chats)
     sent = tokens(mem, mem.get())
-    assert sent <= 8000 < mem.counter.count_messages(history)
-    theirs = Memory.from_defaults(token_limit=8000)
+    assert sent <= mem.auto_config.budget_tokens < 16_000 < mem.counter.count_messages(history)
+    theirs = Memory.from_defaults(token_limit=16_000)
     theirs.put_messages(chats)
-    assert mem.counter.count_messages(from_llamaindex(theirs.get())) > 8000
+    assert mem.counter.count_messages(from_llamaindex(theirs.get())) > 16_000
 
 
 def test_async_methods_match_the_sync_ones() -> None:

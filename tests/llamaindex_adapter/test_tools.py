@@ -76,7 +76,7 @@ def test_context_reload_pages_a_long_range_to_the_room_left_and_gives_it_back_wh
     ids = [oid for m in prompt for oid in find_offload_ids(message_text(m))]
     assert ids
     reload = tool(memory, "context_reload")
-    memory.last_tokens = 15_200  # the prompt as last sent nearly filled the window
+    memory.last_tokens = memory.auto_config.budget_tokens - 800  # a nearly full prompt
     room = memory.reload_room()
     assert room == 800
     pages, page = [], 1

@@ -124,8 +124,6 @@ class ContextMemory(BaseMemory):
     overhead_tokens: int = 0
     """Prompt tokens a chat engine sends beside the memory (its system prompt, retrieved
     context); the agents count theirs themselves."""
-    reserve_output_tokens: int = 0
-    """Room kept for the model's answer."""
     message_archiving: bool = False
     """Offer the message-archiving tool in :meth:`as_tools`."""
     memo: bool = False
@@ -187,7 +185,7 @@ class ContextMemory(BaseMemory):
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
         overhead_tokens: int = 0,
-        reserve_output_tokens: int = 0,
+        reserve_output_tokens: int | None = None,
     ) -> ContextMemory:
         """A memory for one conversation.
 
@@ -212,7 +210,8 @@ class ContextMemory(BaseMemory):
             message_archiving, memo: offer these tools in :meth:`as_tools`; default
                 ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
             overhead_tokens: prompt tokens a chat engine sends beside the memory.
-            reserve_output_tokens: room kept for the model's answer.
+            reserve_output_tokens: room kept for the model's answer (overrides the
+                config's; default 1/8 of the window, at most 4,096).
 
         Raises:
             ConfigError: a bad setting or switch value.
@@ -223,13 +222,15 @@ class ContextMemory(BaseMemory):
             window = llm.metadata.context_window
         if window is not None:
             cfg = AutoContextConfig(**{**_config_fields(cfg), "max_tokens": window})
+        if reserve_output_tokens is not None:
+            cfg = AutoContextConfig(**{**_config_fields(cfg),
+                                       "reserve_output_tokens": reserve_output_tokens})
         if counter is None and llm is not None:
             counter = default_counter(getattr(llm.metadata, "model_name", None))
         settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
         data: dict[str, Any] = {
             "config": _changed_fields(cfg), "message_archiving": settings.message_archiving,
-            "memo": settings.memo, "overhead_tokens": overhead_tokens,
-            "reserve_output_tokens": reserve_output_tokens}
+            "memo": settings.memo, "overhead_tokens": overhead_tokens}
         if session_id is not None:
             data["session_id"] = session_id
         if project is not None:
@@ -325,9 +326,9 @@ class ContextMemory(BaseMemory):
         return ArchiveState.from_dict(self.archive)
 
     def reload_room(self) -> int:
-        """Tokens a ``context_reload`` answer may take: what the window has left beside
-        the prompt as last sent and the room kept for the answer."""
-        return max(0, self.auto_config.max_tokens - self.last_tokens - self.reserve_output_tokens)
+        """Tokens a ``context_reload`` answer may take: what the prompt budget (the window
+        less the room kept for the answer) has left beside the prompt as last sent."""
+        return max(0, self.auto_config.budget_tokens - self.last_tokens)
 
     def as_tools(self) -> list[Any]:
         """``context_reload``, and the archiving and memo tools when switched on, as
@@ -343,7 +344,7 @@ class ContextMemory(BaseMemory):
         if self.scratch:  # a ContextFunctionAgent run is in flight: it compresses
             return self._serve(self.processor.prompt_for(self.view))
         view = self.view
-        result = self.processor.process(view, self.state, overhead_tokens=self._overhead())
+        result = self.processor.process(view, self.state, overhead_tokens=self.overhead_tokens)
         return self._serve(self._accept(view, result))
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
@@ -352,7 +353,7 @@ class ContextMemory(BaseMemory):
             return self._serve(self.processor.prompt_for(self.view))
         view = self.view
         result = await self.processor.aprocess(view, self.state,
-                                               overhead_tokens=self._overhead())
+                                               overhead_tokens=self.overhead_tokens)
         return self._serve(self._accept(view, result))
 
     def get_all(self) -> list[ChatMessage]:
@@ -433,9 +434,8 @@ class ContextMemory(BaseMemory):
         given = [by_id.get(m.id, m) for m in given]  # archived placeholders: the originals
         scratch = self._elide_memos(admit(scratchpad, self._mirror(), taken))
         history = [*given, *scratch]
-        result = await self.processor.aprocess(
-            history, self.state,
-            overhead_tokens=overhead_tokens + self.reserve_output_tokens)
+        result = await self.processor.aprocess(history, self.state,
+                                               overhead_tokens=overhead_tokens)
         holders = {**{m.id: "memory" for m in view}, **{m.id: "scratch" for m in scratch}}
         new_view = persist(view, result.edits, holders.get, "memory")
         new_scratch = persist(scratch, result.edits, holders.get, "scratch")
@@ -461,9 +461,6 @@ class ContextMemory(BaseMemory):
         self.pending_memos = [*self.pending_memos, entry][-_MAX_PENDING_MEMOS:]
 
     # --- plumbing ---------------------------------------------------------------------
-
-    def _overhead(self) -> int:
-        return self.overhead_tokens + self.reserve_output_tokens
 
     def _accept(self, view: list[Message], result: ProcessResult) -> list[Message]:
         self._set_view(result.messages)
