@@ -16,6 +16,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="context window to replay against (default 16000)")
     p.add_argument("--trajectory", metavar="PATH",
                    help="a trajectory file to replay instead of the bundled one")
+    p.add_argument("--framework", choices=["core", "llamaindex"], default="core",
+                   help="core: AutoContextMemory alone (default); llamaindex: a real "
+                        "LlamaIndex ContextFunctionAgent with a scripted model (needs "
+                        "ctxmgr[llamaindex])")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,16 +38,24 @@ def run(args: argparse.Namespace) -> int:
         if not any(m.role == "assistant" for m in trajectory.messages):
             raise UsageError(f"--trajectory {args.trajectory}: no model calls to replay (no "
                              "assistant message)")
+    replay = run_demo
+    if args.framework == "llamaindex":
+        try:  # the adapter, only when asked for: the core imports no framework
+            from ctxmgr_llamaindex.demo import run_llamaindex_demo
+        except ImportError as exc:
+            raise UsageError(f"--framework llamaindex: {exc}") from None
+        replay = run_llamaindex_demo
+        print("A real LlamaIndex ContextFunctionAgent replays the run; the model is scripted.")
     try:
         from rich.console import Console
         from rich.progress import Progress
     except ImportError:
-        report = run_demo(budget=args.max_tokens, trajectory=trajectory)
+        report = replay(budget=args.max_tokens, trajectory=trajectory)
     else:
         with Progress(console=Console(stderr=True), transient=True) as bar:
             task = bar.add_task("replaying model calls", total=None)
-            report = run_demo(budget=args.max_tokens, trajectory=trajectory,
-                              progress=lambda i, n: bar.update(task, completed=i, total=n))
+            report = replay(budget=args.max_tokens, trajectory=trajectory,
+                            progress=lambda i, n: bar.update(task, completed=i, total=n))
     top = max(report.baseline)
     print(timeline(report))
     print("\ncontext size per model call (full height = "
