@@ -229,7 +229,7 @@ def test_a_resumed_memory_in_a_fresh_process_reloads_from_the_default_file_store
     data = json.loads(json.dumps(saved))
     import ctxmgr_llamaindex.memory as memory_module
 
-    monkeypatch.setattr(memory_module, "_RUNTIMES", {})  # what a new process knows
+    monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
 
     async def restore() -> ContextMemory:
         ctx = Context.from_dict(workflow, data)

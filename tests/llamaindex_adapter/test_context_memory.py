@@ -141,7 +141,7 @@ def test_a_memory_with_another_store_rebuilt_where_that_store_is_unknown_says_wh
                                       session_id="kv-session")
     assert mem.store_path is None
     data = mem.to_dict()
-    monkeypatch.setattr(memory_module, "_RUNTIMES", {})
+    monkeypatch.setattr(memory_module, "_PARTS", {})
     with pytest.raises(ConfigError, match="'kv-session' was saved with a store that cannot be "
                                           "rebuilt from its dict"):
         ContextMemory.from_dict(data)
@@ -194,3 +194,16 @@ def test_repeated_identical_messages_get_distinct_ids() -> None:
     mem.put(twice[0])
     ids = [m["id"] for m in mem.messages]
     assert len(ids) == len(set(ids)) == 3
+
+
+def test_a_file_store_elsewhere_is_rebuilt_from_its_path_in_a_new_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = ContextMemory.from_defaults(max_tokens=8000, store=FileStore(tmp_path / "offloads"),
+                                      session_id="files")
+    mem.put_messages(to_llamaindex(long_history()))
+    ids = [oid for m in from_llamaindex(mem.get()) for oid in find_offload_ids(message_text(m))]
+    data = json.loads(json.dumps(mem.to_dict()))
+    monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
+    back = ContextMemory.from_dict(data)
+    assert isinstance(back.store, FileStore) and back.store.root == tmp_path / "offloads"
+    assert ids and back.processor.reload(ids[0]) == mem.processor.reload(ids[0])

@@ -69,24 +69,33 @@ _DEFAULT: Any = object()
 _MAX_PENDING_MEMOS = 20
 
 
-@dataclass(slots=True, kw_only=True)
-class _Runtime:
-    """The parts of a memory that cannot be serialised, and the compressor built on them.
-
-    A memory holds it in an excluded field: the workflow's state store copies a memory
-    on some edits, sharing excluded fields by reference, so every copy of one memory
-    writes to the same store.
-    """
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Parts:
+    """The parts of a memory that cannot be serialised."""
 
     store: Store
     summarizer: object | None
     counter: TokenCounter
     on_event: Any
+
+
+@dataclass(slots=True, kw_only=True)
+class _Runtime:
+    """A memory's parts and the compressor built on them.
+
+    A memory holds it in an excluded field: the workflow's state store copies a memory
+    on some edits, sharing excluded fields by reference, so every copy of one memory
+    writes to the same store through the same compressor.
+    """
+
+    parts: _Parts
     processor: ContextProcessor | None = None
 
 
-_RUNTIMES: dict[tuple[str, str], _Runtime] = {}
-_RUNTIMES_LOCK = threading.Lock()
+_PARTS: dict[tuple[str, str], _Parts] = {}
+"""The parts each session was last built with in this process (a memory rebuilt from its
+dict finds them here; they are usually shared by every session, so this stays small)."""
+_PARTS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -246,15 +255,14 @@ class ContextMemory(BaseMemory):
         """The parts given here, else those this session was built with in this process,
         else the defaults; remembered for the next memory rebuilt for this session."""
         key = (self.project, self.session_id)
-        with _RUNTIMES_LOCK:
-            known = _RUNTIMES.get(key)
+        with _PARTS_LOCK:
+            known = _PARTS.get(key)
             if isinstance(store, BaseKVStore):
                 from ctxmgr_llamaindex.store import LlamaIndexKVStore
 
                 store = LlamaIndexKVStore(store)
             if store is not None:
-                if not isinstance(store, FileStore):
-                    self.store_path = None
+                self.store_path = str(store.root) if isinstance(store, FileStore) else None
             elif known is not None:
                 store = known.store
             elif self.store_path is not None:
@@ -267,12 +275,12 @@ class ContextMemory(BaseMemory):
                     "pass store= here)")
             if summarizer is _DEFAULT:
                 summarizer = known.summarizer if known is not None else ExtractiveSummarizer()
-            runtime = _Runtime(
+            parts = _Parts(
                 store=store, summarizer=summarizer,
                 counter=counter or (known.counter if known is not None else default_counter()),
                 on_event=on_event if on_event is not None or known is None else known.on_event)
-            _RUNTIMES[key] = runtime
-            return runtime
+            _PARTS[key] = parts
+            return _Runtime(parts=parts)
 
     # --- what the rest of the adapter uses --------------------------------------------
 
@@ -285,22 +293,23 @@ class ContextMemory(BaseMemory):
     def store(self) -> Store:
         """Where originals and memos go."""
         runtime: _Runtime = self.runtime
-        return runtime.store
+        return runtime.parts.store
 
     @property
     def counter(self) -> TokenCounter:
         runtime: _Runtime = self.runtime
-        return runtime.counter
+        return runtime.parts.counter
 
     @property
     def processor(self) -> ContextProcessor:
         """The compressor (built once, from the settings and runtime parts)."""
         runtime: _Runtime = self.runtime
         if runtime.processor is None:
+            parts = runtime.parts
             runtime.processor = ContextProcessor(
-                AutoContextConfig(**self.config), counter=runtime.counter,
-                summarizer=runtime.summarizer, store=runtime.store, project=self.project,
-                session=self.session_id, on_event=runtime.on_event)
+                AutoContextConfig(**self.config), counter=parts.counter,
+                summarizer=parts.summarizer, store=parts.store, project=self.project,
+                session=self.session_id, on_event=parts.on_event)
         return runtime.processor
 
     @property
