@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from llama_index.core.agent.workflow import AgentWorkflow, FunctionAgent, ReActAgent
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.workflow import Context
 from llamaindex_agents import PromptChecker, message_text
 
@@ -242,6 +243,32 @@ def test_a_resumed_memory_in_a_fresh_process_reloads_from_the_default_file_store
     assert tags
     for oid in tags:
         assert restored.processor.reload(oid) == live.processor.reload(oid)
+
+
+def test_a_handoff_in_an_agent_workflow_carries_the_compressed_run_to_the_next_agent(
+        swe_trajectories: list[Trajectory]) -> None:
+    """Two ContextFunctionAgents share one memory: the triage agent hands off, the coder
+    does the recorded run's 49 steps; every call of both stays within budget."""
+    trajectory = by_name(swe_trajectories, "pydicom-1256")
+    rec = RecordedRun.from_messages(trajectory.messages)
+    memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore())
+    checker = PromptChecker(memory, trajectory)  # pairing and budget on every call
+    handoff = ChatMessage(role=MessageRole.ASSISTANT, blocks=[ToolCallBlock(
+        tool_call_id="h1", tool_name="handoff",
+        tool_kwargs={"to_agent": "coder", "reason": "a code change is needed"})])
+    llm = ScriptedLLM([handoff, *rec.answer_messages()], on_call=checker)
+    triage = ContextFunctionAgent(name="triage", description="Routes the request.",
+                                  llm=llm, system_prompt="Route the request.",
+                                  can_handoff_to=["coder"])
+    coder = ContextFunctionAgent(name="coder", description="Changes code.",
+                                 tools=[*rec.tools(), *memory.as_tools()], llm=llm,
+                                 system_prompt=rec.system_prompt)
+    workflow = AgentWorkflow(agents=[triage, coder], root_agent="triage")
+    result = run_sync(lambda: workflow.run(user_msg=rec.user_message(), memory=memory,
+                                           max_iterations=1000))
+    assert llm.answered == len(rec.answers[0]) + 1 and str(result) == FINAL_ANSWER
+    assert checker.compressed_calls > 10
+    assert checker.peak_tokens <= memory.auto_config.budget_tokens
 
 
 def test_an_overflow_that_no_compression_can_fix_is_the_one_error_a_run_raises(
