@@ -199,7 +199,8 @@ def from_llamaindex(messages: Sequence[ChatMessage], *, known: Iterable[Message]
 class LlamaIndexConverter:
     """Both directions, remembering the neutral originals it converted (or was given), so
     a ``ChatMessage`` LlamaIndex hands back unchanged, even rebuilt from its chat store,
-    converts back to the very message it came from.
+    converts back to the very message it came from; one it converted before (a summary
+    the memory wrote) converts to the same object again.
 
     Example::
 
@@ -260,8 +261,11 @@ class LlamaIndexConverter:
             except InvalidMessageError as exc:
                 raise InvalidMessageError(str(exc), index=i) from None
             forms = to_openai([m])
-            out.append(Message(role=m.role, content=m.content, extra=m.extra,
-                               id=ids(forms[0] if len(forms) == 1 else {"parts": forms})))
+            m = Message(role=m.role, content=m.content, extra=m.extra,
+                        id=ids(forms[0] if len(forms) == 1 else {"parts": forms}))
+            self._originals[key].append(m)  # seen again, it converts to this same object
+            seen[key] += 1
+            out.append(m)
         return out
 
 
