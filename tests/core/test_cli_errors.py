@@ -87,7 +87,7 @@ def test_max_tokens_of_401_digits_is_one_error_line(command: str, args: list[obj
 def test_argument_errors_are_one_line_and_exit_2(argv: list[str]) -> None:
     run = cli(*argv)
     assert run.rc == 2, run
-    lines = run.err.splitlines()
+    lines = [line for line in run.err.splitlines() if line.strip()]  # rich's progress: blank
     assert len(lines) == 1, run.err
     assert lines[0].startswith("ctxmgr") and ": error: " in lines[0]
     assert lines[0].endswith("--help)")
@@ -260,3 +260,34 @@ def test_reload_of_a_damaged_offload_names_the_file(case: str, tmp_path: Path) -
     run: Run = cli("reload", offload_id, "--store", store)
     line = assert_one_error_line(run, "reload")
     assert str(path) in line and "damaged" in line
+
+
+# ------------------------------------------------------------------ warnings
+
+
+def test_a_warning_is_one_stderr_line_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """Without a BPE file (and no network) counting falls back, said in one line."""
+    import tiktoken.load
+    import tiktoken.registry
+
+    from ctxmgr.tokens import bpe, counters
+
+    empty = tmp_path / "empty_cache"
+    empty.mkdir()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
+    monkeypatch.setattr(bpe, "_bundled_cache_dir", lambda: None)
+    monkeypatch.setattr(bpe, "_ENCODINGS", {})
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(counters, "_fallback_warned", False)
+
+    def offline(url: str) -> bytes:
+        raise ConnectionError(f"cannot resolve host for {url}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", offline)
+    run = cli("replay", FIXTURE_RUNS[0], "--policy", "none")
+    assert run.rc == 0, run.err
+    lines = [line for line in run.err.splitlines() if line.strip()]  # rich's progress: blank
+    assert len(lines) == 1, run.err
+    line = lines[0]
+    assert line.startswith("ctxmgr replay: warning: ") and "approximately" in line
