@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import tiktoken.load
+import tiktoken.registry
 from hypothesis import settings
 from profiles import LONG
 from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.tokens import bpe, counters
 
 # CI explores the same examples on every run, so a red build is reproducible; local runs
 # keep exploring new ones (and remember failures in .hypothesis/). The long profile, run by
@@ -81,3 +83,41 @@ def shared_trajectories() -> list[Trajectory]:
     runs = load_trajectories([SHARED])
     assert len(runs) == 124, f"{SHARED} should hold the 124 recorded runs, found {len(runs)}"
     return runs
+
+
+# ------------------------------------------------------------------ tiktoken without its file
+
+
+class FakeNetwork:
+    """Stands in for tiktoken's download: records each URL, then fails or serves bytes."""
+
+    def __init__(self, serve: Callable[[str], bytes] | None = None) -> None:
+        self.urls: list[str] = []
+        self.serve = serve
+
+    def __call__(self, blobpath: str) -> bytes:
+        self.urls.append(blobpath)
+        if self.serve is None:
+            raise ConnectionError(f"Failed to resolve host for {blobpath}")
+        return self.serve(blobpath)
+
+
+@pytest.fixture
+def no_bpe_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty TIKTOKEN_CACHE_DIR, the bundled cache hidden, nothing loaded yet
+    (neither by ctxmgr nor by tiktoken's own registry)."""
+    empty = tmp_path / "empty_tiktoken_cache"
+    empty.mkdir()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
+    monkeypatch.setattr(bpe, "_bundled_cache_dir", lambda: None)
+    monkeypatch.setattr(bpe, "_ENCODINGS", {})
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(counters, "_fallback_warned", False)
+    return empty
+
+
+@pytest.fixture
+def offline(no_bpe_on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> FakeNetwork:
+    network = FakeNetwork()
+    monkeypatch.setattr(tiktoken.load, "read_file", network)
+    return network

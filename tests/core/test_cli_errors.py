@@ -265,26 +265,8 @@ def test_reload_of_a_damaged_offload_names_the_file(case: str, tmp_path: Path) -
 # ------------------------------------------------------------------ warnings
 
 
-def test_a_warning_is_one_stderr_line_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-                                          ) -> None:
+def test_a_warning_is_one_stderr_line_too(offline: object) -> None:
     """Without a BPE file (and no network) counting falls back, said in one line."""
-    import tiktoken.load
-    import tiktoken.registry
-
-    from ctxmgr.tokens import bpe, counters
-
-    empty = tmp_path / "empty_cache"
-    empty.mkdir()
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
-    monkeypatch.setattr(bpe, "_bundled_cache_dir", lambda: None)
-    monkeypatch.setattr(bpe, "_ENCODINGS", {})
-    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
-    monkeypatch.setattr(counters, "_fallback_warned", False)
-
-    def offline(url: str) -> bytes:
-        raise ConnectionError(f"cannot resolve host for {url}")
-
-    monkeypatch.setattr(tiktoken.load, "read_file", offline)
     run = cli("replay", FIXTURE_RUNS[0], "--policy", "none")
     assert run.rc == 0, run.err
     lines = [line for line in run.err.splitlines() if line.strip()]  # rich's progress: blank

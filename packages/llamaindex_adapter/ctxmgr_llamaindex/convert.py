@@ -216,11 +216,13 @@ class LlamaIndexConverter:
     def remember(self, messages: Iterable[Message]) -> None:
         """Know these neutral messages from now on."""
         for m in messages:
-            converted = _message_out(m)
-            if len(converted) == 1:
-                bucket = self._originals[_key(converted[0])]
-                if all(o is not m for o in bucket):
-                    bucket.append(m)
+            self._remember(m, _message_out(m))
+
+    def _remember(self, m: Message, converted: Sequence[ChatMessage]) -> None:
+        if len(converted) == 1:  # a message split in several has no one form to match
+            bucket = self._originals[_key(converted[0])]
+            if all(o is not m for o in bucket):
+                bucket.append(m)
 
     def reset(self) -> None:
         """Forget every original."""
@@ -231,10 +233,7 @@ class LlamaIndexConverter:
         out: list[ChatMessage] = []
         for m in messages:
             converted = _message_out(m)
-            if len(converted) == 1:
-                bucket = self._originals[_key(converted[0])]
-                if all(o is not m for o in bucket):
-                    bucket.append(m)
+            self._remember(m, converted)
             out.extend(converted)
         return out
 
