@@ -158,6 +158,24 @@ def test_a_new_output_file_gets_the_usual_mode_under_the_umask(tmp_path: Path) -
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_output_to_a_device_is_written_into_not_replaced(tmp_path: Path) -> None:
+    run = cli("compress", _file(tmp_path / "in.json", json.dumps(SMALL)), "-o", os.devnull,
+              "--store", tmp_path / "s")
+    assert run.rc == 0, run.err
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path: Path
+                                                                          ) -> None:
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    run = cli("compress", _file(tmp_path / "in.json", json.dumps(SMALL)), "-o", link,
+              "--store", tmp_path / "s")
+    assert run.rc == 0, run.err
+    assert link.is_symlink() and json.loads(target.read_text())["messages"] == SMALL
+
+
 def test_nan_in_the_input_is_written_as_null_valid_json_and_said_on_stderr(
         tmp_path: Path) -> None:
     src = _file(tmp_path / "nan.json",
