@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import tiktoken.load
 import tiktoken.registry
+from fake_network import FakeNetwork
 from hypothesis import settings
 from profiles import LONG
 from trajectory_dirs import FIXTURES, SHARED
@@ -86,20 +87,6 @@ def shared_trajectories() -> list[Trajectory]:
 
 
 # ------------------------------------------------------------------ tiktoken without its file
-
-
-class FakeNetwork:
-    """Stands in for tiktoken's download: records each URL, then fails or serves bytes."""
-
-    def __init__(self, serve: Callable[[str], bytes] | None = None) -> None:
-        self.urls: list[str] = []
-        self.serve = serve
-
-    def __call__(self, blobpath: str) -> bytes:
-        self.urls.append(blobpath)
-        if self.serve is None:
-            raise ConnectionError(f"Failed to resolve host for {blobpath}")
-        return self.serve(blobpath)
 
 
 @pytest.fixture

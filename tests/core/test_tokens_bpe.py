@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import tiktoken.load
 import tiktoken_ext.openai_public
-from conftest import FakeNetwork
+from fake_network import FakeNetwork
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
 from ctxmgr.tokens import ApproximateCounter, TiktokenCounter, bpe, default_counter
