@@ -33,15 +33,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = ["FakeSummaryChatModel", "LangChainBridge", "summary_chat_model"]
 
+_SCRATCH_SIZE = 512
 
-def _key(lc: BaseMessage) -> tuple[str, str | None, str, str]:
-    """Equal for two LangChain messages exactly when they are equal; text is hashed as
-    the string it is, the small fields as JSON."""
+
+def _key(lc: BaseMessage) -> tuple[str, str | None, str]:
+    """Class, id and content: what tells messages apart cheaply (text is hashed as the
+    string it is); messages sharing a key are then compared whole."""
     content = lc.content if isinstance(lc.content, str) else json.dumps(
         lc.content, sort_keys=True, default=repr)
-    rest = {name: getattr(lc, name) for name in type(lc).model_fields
-            if name not in ("content", "id", "type")}
-    return (type(lc).__name__, lc.id, content, json.dumps(rest, sort_keys=True, default=repr))
+    return (type(lc).__name__, lc.id, content)
 
 
 class LangChainBridge:
@@ -50,14 +50,20 @@ class LangChainBridge:
 
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
-        self._by_key: dict[tuple[str, str | None, str, str], Message] = {}
+        self._by_key: dict[tuple[str, str | None, str], list[tuple[BaseMessage, Message]]] = {}
         # Messages this bridge made, by identity, with the content object they had: a peer
         # that passes one back untouched gets its neutral original without building a key.
+        # No peer edits a message in place (they copy: model_copy, deepcopy), so the
+        # messages kept here stay what they were when converted.
         self._made: dict[int, tuple[BaseMessage, Any, Message]] = {}
+        # Messages a peer builds only to count them (trim candidates, a summary it is
+        # about to write): remembered in a small memo that is emptied when full.
+        self._scratch: dict[tuple[str, str | None, str], list[tuple[BaseMessage, Message]]] = {}
 
     def reset(self) -> None:
         self._by_key.clear()
         self._made.clear()
+        self._scratch.clear()
 
     def to_langchain(self, messages: Iterable[Message]) -> list[AnyMessage]:
         out: list[AnyMessage] = []
@@ -65,7 +71,7 @@ class LangChainBridge:
             converted = to_langchain([m])
             if len(converted) == 1:
                 lc = converted[0]
-                self._by_key[_key(lc)] = m
+                self._by_key.setdefault(_key(lc), []).append((lc, m))
                 self._made[id(lc)] = (lc, lc.content, m)
             # cast: to_langchain builds the concrete classes AnyMessage unites
             out.extend(cast("list[AnyMessage]", converted))
@@ -77,12 +83,17 @@ class LangChainBridge:
         if made is not None and made[0] is lc and made[1] is lc.content:
             return made[2]
         key = _key(lc)
-        hit = self._by_key.get(key)
-        if hit is None:
-            [hit] = from_langchain([lc])
-            if remember:
-                self._by_key[key] = hit
-        return hit
+        for known, m in (*self._by_key.get(key, ()), *self._scratch.get(key, ())):
+            if known == lc:  # pydantic compares every field: an exact match
+                return m
+        [m] = from_langchain([lc])
+        if remember:
+            self._by_key.setdefault(key, []).append((lc, m))
+        else:
+            if len(self._scratch) >= _SCRATCH_SIZE:
+                self._scratch.clear()
+            self._scratch.setdefault(key, []).append((lc, m))
+        return m
 
     def from_langchain(self, messages: Iterable[BaseMessage]) -> list[Message]:
         return [self.to_neutral(m) for m in messages]
@@ -90,8 +101,8 @@ class LangChainBridge:
     def count(self, messages: Iterable[Any]) -> int:
         """LangChain's ``token_counter``: the shared counter over the neutral forms.
 
-        Messages a peer only builds while searching (trim candidates) are not
-        remembered, so the memo holds what was actually in a prompt or a state.
+        Messages a peer only builds to count them (trim candidates) go to a small
+        scratch memo, so the main one holds what was actually in a prompt or a state.
         """
         msgs = messages if isinstance(messages, list) and all(
             isinstance(m, BaseMessage) for m in messages) else convert_to_messages(messages)
