@@ -41,9 +41,17 @@ class LoopThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     def close(self) -> None:
+        self.run(_cancel_tasks())  # e.g. an async store's batching task
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(30)
         self.loop.close()
+
+
+async def _cancel_tasks() -> None:
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def database_uri(uri: str, dbname: str) -> str:
