@@ -1,0 +1,365 @@
+"""ctxmgr's storage on a LangGraph ``BaseStore``, so many workers share one database.
+
+Offloads and memos of every worker land in the graph's own store
+(``InMemoryStore``, ``SqliteStore``, ``AsyncSqliteStore``, ``PostgresStore``,
+``AsyncPostgresStore`` or any other ``BaseStore``), namespaced by project, kind
+and session (the graph's thread id, when an adapter derives it)::
+
+    ("ctxmgr", <project>, <kind>, <session>)  key: <ctxmgr key>
+
+Three things differ from ctxmgr's own stores, and are handled here:
+
+* LangGraph namespace labels may not contain ``.``, ctxmgr labels may: each
+  ``.`` becomes ``~``, a character no ctxmgr label holds, so the mapping is
+  one-to-one and :meth:`LangGraphStore.namespaces` reads it back.
+* Values are JSON dicts: a blob that is UTF-8 text without NUL (what offloads
+  and memos are) is kept as ``{"encoding": "utf-8", "data": <text>}``, readable
+  in the database; any other blob as ``{"encoding": "base64", "data": ...}``.
+  PostgreSQL's ``jsonb`` cannot hold NUL, hence the exception.
+* ctxmgr's :class:`~ctxmgr.Store` is synchronous. Sync calls on an async-only
+  store (``AsyncSqliteStore``, ``AsyncPostgresStore``) follow LangGraph's own
+  rule: they are handed to the loop the store was created on, so they work from
+  any thread but the one running that loop. Inside the loop, await the twins
+  (``aget``, ``aput``, ``adelete``, ``akeys``) or move the sync code to a thread
+  (``await asyncio.to_thread(...)``); a sync call there raises a ``StoreError``
+  saying so instead of deadlocking. The twins work on every store: on a
+  sync-only one (``SqliteStore`` has no async) they run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import sqlite3
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, TypeVar
+
+from ctxmgr import ConfigError, FileStore, Namespace, Settings, Store, StoreError
+
+try:
+    from langgraph.store.base import BaseStore, Item
+    from langgraph.store.base.batch import AsyncBatchedBaseStore
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'ctxmgr_langgraph needs LangGraph: pip install "ctxmgr[langgraph]"') from exc
+
+__all__ = ["DEFAULT_PREFIX", "LangGraphStore", "resolve_store"]
+
+DEFAULT_PREFIX: tuple[str, ...] = ("ctxmgr",)
+"""The namespace labels in front of ctxmgr's, apart from the graph's own data."""
+
+_T = TypeVar("_T")
+_PAGE = 1000
+
+
+def _backend_errors() -> tuple[type[BaseException], ...]:
+    """What a database driver raises when it cannot read or write."""
+    errors: tuple[type[BaseException], ...] = (OSError, sqlite3.Error)
+    try:
+        import psycopg
+    except ImportError:
+        return errors
+    return (*errors, psycopg.Error)
+
+
+_BACKEND_ERRORS = _backend_errors()
+
+
+def _escape(label: str) -> str:
+    return label.replace(".", "~")
+
+
+def _unescape(label: str) -> str:
+    return label.replace("~", ".")
+
+
+def _encode(data: bytes) -> dict[str, str]:
+    if b"\x00" not in data:
+        try:
+            return {"encoding": "utf-8", "data": data.decode("utf-8")}
+        except UnicodeDecodeError:
+            pass
+    return {"encoding": "base64", "data": base64.b64encode(data).decode("ascii")}
+
+
+class LangGraphStore(Store):
+    """A ctxmgr :class:`~ctxmgr.Store` on any LangGraph ``BaseStore``.
+
+    Args:
+        store: the LangGraph store, set up (``PostgresStore`` and the SQLite
+            stores need ``setup()`` once per database; an error naming a missing
+            table says so).
+        prefix: namespace labels put in front of ctxmgr's (non-empty, no ``.``,
+            not starting with ``"langgraph"``); give each application sharing
+            one database its own.
+
+    Raises:
+        ConfigError: an invalid prefix.
+        TypeError: ``store`` is not a LangGraph ``BaseStore``.
+    """
+
+    def __init__(self, store: BaseStore, *, prefix: Sequence[str] = DEFAULT_PREFIX) -> None:
+        if not isinstance(store, BaseStore):
+            raise TypeError(f"store must be a LangGraph BaseStore, got {type(store).__name__}")
+        labels = tuple(prefix) if not isinstance(prefix, str) else (prefix,)
+        if not labels or labels[0] == "langgraph" or not all(
+                isinstance(p, str) and p and "." not in p and "\x00" not in p for p in labels):
+            raise ConfigError("prefix must be one or more non-empty labels without '.' or NUL, "
+                              f"not starting with 'langgraph', got {prefix!r}")
+        self._store = store
+        self._prefix = labels
+        self._sync_only = False  # set once the store's async methods say they do not exist
+
+    @property
+    def base_store(self) -> BaseStore:
+        """The LangGraph store underneath."""
+        return self._store
+
+    @property
+    def prefix(self) -> tuple[str, ...]:
+        return self._prefix
+
+    def __repr__(self) -> str:
+        return f"LangGraphStore({type(self._store).__name__}, prefix={self._prefix!r})"
+
+    # --- the mapping ------------------------------------------------------------------
+
+    def path(self, namespace: Namespace) -> tuple[str, ...]:
+        """The LangGraph namespace of a ctxmgr one: prefix, project, kind, session."""
+        return (*self._prefix, *(_escape(label) for label in
+                                 (namespace.project, namespace.kind, namespace.session)))
+
+    def namespace_of(self, path: Sequence[str]) -> Namespace | None:
+        """The ctxmgr namespace a LangGraph one stands for, or ``None`` if it is not one."""
+        path = tuple(path)
+        if len(path) != len(self._prefix) + 3 or path[: len(self._prefix)] != self._prefix:
+            return None
+        project, kind, session = (_unescape(label) for label in path[len(self._prefix):])
+        try:
+            namespace = Namespace(project=project, session=session, kind=kind)
+        except ValueError:  # ConfigError: a foreign label ('.' or other characters)
+            return None
+        return namespace if self.path(namespace) == path else None
+
+    def _decode(self, item: Item | None, namespace: Namespace, key: str) -> bytes | None:
+        if item is None:
+            return None
+        value = item.value
+        encoding, data = value.get("encoding"), value.get("data")
+        if isinstance(data, str):
+            if encoding == "utf-8":
+                return data.encode("utf-8")
+            if encoding == "base64":
+                try:
+                    return base64.b64decode(data.encode("ascii"), validate=True)
+                except (binascii.Error, UnicodeEncodeError):
+                    pass
+        raise StoreError(f"{self._where(namespace, key)} holds {str(value)[:80]!r}, which is "
+                         "not a ctxmgr blob ({'encoding': 'utf-8' | 'base64', 'data': str})")
+
+    def _keys_of(self, items: Sequence[Item], path: tuple[str, ...]) -> list[str]:
+        # A prefix search also returns deeper namespaces: keep this one's, and only keys
+        # that are ctxmgr keys (as FileStore skips foreign file names).
+        return sorted({i.key for i in items if tuple(i.namespace) == path
+                       and self.is_valid_key(i.key)})
+
+    def _where(self, namespace: Namespace, key: str | None = None) -> str:
+        where = "/".join(self.path(namespace)) + (f"/{key}" if key is not None else "")
+        return f"{type(self._store).__name__} {where}"
+
+    # --- sync -------------------------------------------------------------------------
+
+    def get(self, namespace: Namespace, key: str) -> bytes | None:
+        self.check_key(key)
+        path = self.path(namespace)
+        item = self._sync("read", namespace, key,
+                          lambda s: s.get(path, key, refresh_ttl=False))
+        return self._decode(item, namespace, key)
+
+    def put(self, namespace: Namespace, key: str, data: bytes) -> None:
+        self.check_key(key)
+        value = _encode(bytes(memoryview(data)))  # TypeError for str and int
+        path = self.path(namespace)
+        # index=False: never embed a blob, even in a store set up for semantic search;
+        # ttl=None: offloads must stay reloadable whatever the store's default TTL.
+        self._sync("write", namespace, key,
+                   lambda s: s.put(path, key, value, index=False, ttl=None))
+
+    def delete(self, namespace: Namespace, key: str) -> bool:
+        self.check_key(key)
+        path = self.path(namespace)
+        if self._sync("read", namespace, key,
+                      lambda s: s.get(path, key, refresh_ttl=False)) is None:
+            return False
+        self._sync("delete", namespace, key, lambda s: s.delete(path, key))
+        return True
+
+    def keys(self, namespace: Namespace) -> list[str]:
+        path = self.path(namespace)
+        items = self._all(lambda limit: self._sync(
+            "list", namespace, None, lambda s: s.search(path, limit=limit, refresh_ttl=False)))
+        return self._keys_of(items, path)
+
+    def namespaces(self, *, project: str | None = None) -> list[Namespace]:
+        """Every ctxmgr namespace in the store (of one ``project`` if given), sorted."""
+        prefix = (*self._prefix, *(() if project is None else (_escape(project),)))
+        paths = self._all(lambda limit: self._sync(
+            "list namespaces of", None, None,
+            lambda s: s.list_namespaces(prefix=prefix, limit=limit)))
+        return self._namespaces_of(paths)
+
+    # --- async twins ------------------------------------------------------------------
+
+    async def aget(self, namespace: Namespace, key: str) -> bytes | None:
+        """Async twin of :meth:`get`."""
+        self.check_key(key)
+        path = self.path(namespace)
+        item = await self._async("read", namespace, key,
+                                 lambda s: s.aget(path, key, refresh_ttl=False),
+                                 lambda: self._store.get(path, key, refresh_ttl=False))
+        return self._decode(item, namespace, key)
+
+    async def aput(self, namespace: Namespace, key: str, data: bytes) -> None:
+        """Async twin of :meth:`put`."""
+        self.check_key(key)
+        value = _encode(bytes(memoryview(data)))
+        path = self.path(namespace)
+        await self._async("write", namespace, key,
+                          lambda s: s.aput(path, key, value, index=False, ttl=None),
+                          lambda: self._store.put(path, key, value, index=False, ttl=None))
+
+    async def adelete(self, namespace: Namespace, key: str) -> bool:
+        """Async twin of :meth:`delete`."""
+        self.check_key(key)
+        path = self.path(namespace)
+        if await self._async("read", namespace, key,
+                             lambda s: s.aget(path, key, refresh_ttl=False),
+                             lambda: self._store.get(path, key, refresh_ttl=False)) is None:
+            return False
+        await self._async("delete", namespace, key, lambda s: s.adelete(path, key),
+                          lambda: self._store.delete(path, key))
+        return True
+
+    async def akeys(self, namespace: Namespace) -> list[str]:
+        """Async twin of :meth:`keys`."""
+        path = self.path(namespace)
+        items = await self._aall(lambda limit: self._async(
+            "list", namespace, None,
+            lambda s: s.asearch(path, limit=limit, refresh_ttl=False),
+            lambda: self._store.search(path, limit=limit, refresh_ttl=False)))
+        return self._keys_of(items, path)
+
+    # --- plumbing ---------------------------------------------------------------------
+
+    def _namespaces_of(self, paths: Sequence[tuple[str, ...]]) -> list[Namespace]:
+        found = (self.namespace_of(p) for p in paths)
+        return sorted({n for n in found if n is not None},
+                      key=lambda n: (n.project, n.kind, n.session))
+
+    @staticmethod
+    def _all(fetch: Callable[[int], Sequence[_T]]) -> list[_T]:
+        """Everything a paged query returns, in one statement (so one snapshot).
+
+        Paging with an offset could skip rows that tie on the store's sort order or
+        move while paging; instead the limit grows until a reply comes back short.
+        """
+        limit = _PAGE
+        while len(rows := fetch(limit)) >= limit:
+            limit *= 4
+        return list(rows)
+
+    @staticmethod
+    async def _aall(fetch: Callable[[int], Awaitable[Sequence[_T]]]) -> list[_T]:
+        limit = _PAGE
+        while len(rows := await fetch(limit)) >= limit:
+            limit *= 4
+        return list(rows)
+
+    def _failure(self, action: str, namespace: Namespace | None, key: str | None,
+                 exc: BaseException) -> StoreError:
+        where = (self._where(namespace, key) if namespace is not None
+                 else f"{type(self._store).__name__} {'/'.join(self._prefix)}")
+        # psycopg adds the SQL and a caret on further lines: one line is enough here
+        text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        hint = ("; set the store up once before first use (store.setup(), or await "
+                "store.setup() on an async store)"
+                if "does not exist" in text or "no such table" in text else "")
+        return StoreError(f"cannot {action} {where}: {text}{hint}")
+
+    def _owner_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The loop an async-only store was created on (its sync methods run there)."""
+        if isinstance(self._store, AsyncBatchedBaseStore):
+            loop: asyncio.AbstractEventLoop | None = getattr(self._store, "_loop", None)
+            return loop
+        return None
+
+    def _sync(self, action: str, namespace: Namespace | None, key: str | None,
+              call: Callable[[BaseStore], _T]) -> _T:
+        loop = self._owner_loop()
+        if loop is not None:
+            try:
+                running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            name = type(self._store).__name__
+            if running is loop:
+                raise StoreError(
+                    f"cannot {action} synchronously on {name} from inside its own event loop "
+                    "(the call would wait for the loop it blocks): await the async method "
+                    "(aget, aput, adelete, akeys) or run the sync code in a thread with "
+                    "`await asyncio.to_thread(...)`")
+            if not loop.is_running():
+                raise StoreError(
+                    f"cannot {action} synchronously on {name}: the event loop it was created "
+                    "on is not running; keep that loop running (e.g. in a thread) or use a "
+                    "sync store (SqliteStore, PostgresStore)")
+        try:
+            return call(self._store)
+        except _BACKEND_ERRORS as exc:
+            raise self._failure(action, namespace, key, exc) from exc
+
+    async def _async(self, action: str, namespace: Namespace | None, key: str | None,
+                     call: Callable[[BaseStore], Coroutine[Any, Any, _T]],
+                     sync_call: Callable[[], _T]) -> _T:
+        try:
+            if self._sync_only:
+                return await asyncio.to_thread(sync_call)
+            loop = self._owner_loop()
+            if loop is not None and loop is not asyncio.get_running_loop():
+                # An async-only store's connection belongs to its own loop: run there.
+                if not loop.is_running():
+                    raise StoreError(f"cannot {action} on {type(self._store).__name__}: the "
+                                     "event loop it was created on is not running")
+                future = asyncio.run_coroutine_threadsafe(call(self._store), loop)
+                return await asyncio.wrap_future(future)
+            try:
+                return await call(self._store)
+            except NotImplementedError:  # a sync-only store, e.g. SqliteStore
+                self._sync_only = True
+                return await asyncio.to_thread(sync_call)
+        except _BACKEND_ERRORS as exc:
+            if isinstance(exc, StoreError):
+                raise
+            raise self._failure(action, namespace, key, exc) from exc
+
+
+def resolve_store(runtime_store: BaseStore | Store | None, fallback: Store | None = None, *,
+                  prefix: Sequence[str] = DEFAULT_PREFIX) -> Store:
+    """The store ctxmgr should use in a graph: the graph's own, else the embedded default.
+
+    Args:
+        runtime_store: ``runtime.store`` (``None`` when the graph was compiled
+            without a store); a ctxmgr ``Store`` is returned as it is.
+        fallback: used when there is no graph store; default a ``FileStore``
+            under ``CTXMGR_HOME`` (environment or ``.env``; else ``~/.ctxmgr``).
+        prefix: see :class:`LangGraphStore`.
+    """
+    if isinstance(runtime_store, Store):
+        return runtime_store
+    if runtime_store is not None:
+        return LangGraphStore(runtime_store, prefix=prefix)
+    if fallback is not None:
+        return fallback
+    return FileStore(Settings.resolve().home)
+
