@@ -526,3 +526,24 @@ def test_archiving_one_of_several_results_in_an_anthropic_user_turn_keeps_the_ot
     state, _ = handle_archive_call(messages, state,
                                    {"action": "unarchive", "tool_use_ids": ["toolu_b"]})
     assert to_anthropic(render_archived(messages, state)) == body
+
+
+def test_archive_keeps_results_the_compressor_keeps_verbatim() -> None:
+    """Pinned message ids and never_compress_tools hold for archiving too."""
+    from ctxmgr import AutoContextConfig
+
+    messages = from_openai(_history_with({"doc": "d" * 500, "pinned": "p" * 500,
+                                          "free": "f" * 500}))
+    messages = [m if m.role != "assistant" or m.tool_uses[0].id != "doc" else
+                Message(role="assistant", id=m.id, content=(ToolUseBlock(
+                    id="doc", name="read_skill", input={}),)) for m in messages]
+    pinned_id = next(m.id for m in messages if m.tool_results
+                     and m.tool_results[0].tool_use_id == "pinned")
+    cfg = AutoContextConfig(never_compress_tools={"read_skill"}, pinned_ids={pinned_id})
+    state, text = handle_archive_call(
+        messages, ArchiveState(), {"action": "archive", "tool_use_ids": ["doc", "pinned", "free"]},
+        config=cfg)
+    assert text.splitlines()[0] == "Archived 1 tool result(s)"
+    assert "- 'doc': not archived: this result is pinned" in text
+    assert "- 'pinned': not archived: this result is pinned" in text
+    assert state.is_archived("free") and not state.is_archived("doc")

@@ -26,9 +26,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.pins import pinned_indices
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import ContentBlock, Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.prompts import ARCHIVE_TOOL_DESCRIPTION, ToolSpec
+from ctxmgr.tool_input import parse_tool_input
 
 __all__ = [
     "ARCHIVE_TOOL",
@@ -247,13 +250,10 @@ def _parse_input(tool_input: Any) -> tuple[str, list[Any], str | None] | str:
     """(action, ids, summary) or the message explaining what is wrong."""
     usage = ('expected {"action": "archive" | "unarchive", "tool_use_ids": ["<id>", ...], '
              '"summary": "<optional text>"}')
-    if isinstance(tool_input, str | bytes):
-        try:
-            tool_input = json.loads(tool_input)
-        except (ValueError, UnicodeDecodeError):
-            return f"Error: the input is not a JSON object; {usage}"
-    if not isinstance(tool_input, Mapping):
-        return f"Error: the input must be an object, got {type(tool_input).__name__}; {usage}"
+    parsed = parse_tool_input(tool_input, usage)
+    if isinstance(parsed, str):
+        return parsed
+    tool_input = parsed
     action = tool_input.get("action")
     if not isinstance(action, str) or action.strip().lower() not in ("archive", "unarchive"):
         return f"Error: action must be \"archive\" or \"unarchive\", got {action!r:.80}; {usage}"
@@ -275,6 +275,7 @@ def handle_archive_call(
     tool_input: Any,
     *,
     on_event: Callable[[ArchiveEvent], None] | None = None,
+    config: AutoContextConfig | None = None,
 ) -> tuple[ArchiveState, str]:
     """Run one call of the archiving tool. Never raises on anything the model sends.
 
@@ -284,6 +285,8 @@ def handle_archive_call(
         tool_input: the tool-call arguments, as a dict or as its JSON text.
         on_event: called with an :class:`ArchiveEvent` after every call that
             was well formed.
+        config: the compressor's settings; results it keeps verbatim (``pinned_ids``
+            and the tools of ``never_compress_tools``) are not archived either.
 
     Returns:
         The new state and the tool result for the model: a first line
@@ -296,6 +299,7 @@ def handle_archive_call(
         return state, parsed
     action, ids, summary = parsed
     history = _History(messages)
+    pinned = pinned_indices(messages, config) if config is not None else set()
     entries = list(state.entries)
     notes: list[str] = []
     changed: list[str] = []
@@ -314,7 +318,7 @@ def handle_archive_call(
             continue
         seen.add(tid)
         if action == "archive":
-            line = _archive_one(history, entries, tid, summary, changed)
+            line = _archive_one(history, entries, tid, summary, changed, pinned)
         else:
             line = _unarchive_one(history, entries, tid, changed)
         if line:
@@ -333,11 +337,14 @@ def handle_archive_call(
 
 
 def _archive_one(history: _History, entries: list[ArchivedResult], tid: str,
-                 summary: str | None, changed: list[str]) -> str | None:
+                 summary: str | None, changed: list[str], pinned: set[int]) -> str | None:
     found = history.find(tid)
     if found.problem is not None:
         return f"not archived: {found.problem}"
     assert found.result_index is not None and found.block is not None
+    if found.result_index in pinned:
+        return ("not archived: this result is pinned (its message id is pinned or its tool "
+                "is never compressed), so it stays verbatim")
     message_id = history.messages[found.result_index].id
     prefix = f"{found.note}; " if found.note else ""
     for k, e in enumerate(entries):

@@ -112,6 +112,10 @@ class ContextProcessor:
         self.on_event = on_event
         self.hint = reload_hint_message() if reload_hint else None
         self.hint_tokens = self.counter.count(self.hint) if self.hint else 0
+        self._known: dict[str, Message] = {}
+        """Messages of the last working view by id: an equal message handed over again
+        (a framework converts its history anew on every call) reuses the known object and
+        with it its cached token count, so a call costs what changed, not the history."""
 
     # -- one model call --------------------------------------------------------------
 
@@ -151,11 +155,15 @@ class ContextProcessor:
 
     def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None
                  ) -> tuple[list[Message], StandIns, int]:
-        history = list(history)
+        history = [self._reuse(m) for m in history]
         check_unique_ids(history)
         stand_ins = StandIns.from_json(state)
         view, calls = stand_ins.reconcile(history, self._expand)
         return view, stand_ins, calls
+
+    def _reuse(self, m: Message) -> Message:
+        known = self._known.get(m.id)
+        return known if known is not None and (known is m or known == m) else m
 
     def _kwargs(self, calls: int, overhead_tokens: int) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
@@ -167,6 +175,7 @@ class ContextProcessor:
         stand_ins.record(view, diff_edits(view, result.messages))
         stand_ins.prune(result.messages)
         messages = result.messages
+        self._known = {m.id: m for m in messages}
         return ProcessResult(
             messages=messages, prompt=self.prompt_for(messages),
             edits=diff_edits(history, messages), events=list(result.events),

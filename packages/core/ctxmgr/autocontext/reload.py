@@ -10,6 +10,7 @@ from ctxmgr.errors import OffloadNotFoundError
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.messages import thaw as _thaw
 from ctxmgr.prompts import ToolSpec
+from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "handle_reload_call", "render_reloaded"]
 
@@ -30,6 +31,9 @@ CONTEXT_RELOAD_TOOL = ToolSpec(
 )
 
 
+_USAGE = 'expected {"uuid": "<id from a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag>"}'
+
+
 def render_reloaded(messages: list[Message]) -> str:
     """Originals as text for the model: role headers, tool calls, verbatim contents."""
     parts: list[str] = []
@@ -48,9 +52,12 @@ def render_reloaded(messages: list[Message]) -> str:
 def handle_reload_call(offload: OffloadStore, tool_input: Any) -> str:
     """Answer one ``context_reload`` call: the originals as text, or why there are none.
     Never raises on anything the model sends."""
-    uuid = tool_input.get("uuid") if isinstance(tool_input, dict) else None
+    parsed = parse_tool_input(tool_input, _USAGE)
+    if isinstance(parsed, str):
+        return parsed
+    uuid = parsed.get("uuid")
     if not isinstance(uuid, str) or not uuid.strip():
-        return 'context_reload needs {"uuid": "<id from a CONTEXT_OFFLOAD tag>"}.'
+        return f"Error: uuid must be the id from a CONTEXT_OFFLOAD tag, got {uuid!r:.80}; {_USAGE}"
     uuid = uuid.strip()
     try:
         messages = offload.load(uuid)

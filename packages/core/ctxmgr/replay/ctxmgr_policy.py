@@ -3,7 +3,8 @@
 Only ``max_tokens`` is set (to the budget under test), and the summarizer is the
 shared fake one, so the figures are what a user gets out of the box. The memory
 sees every message, system prompt included (it pins system messages itself),
-and keeps its compressed working view between calls, as an agent would.
+and keeps its compressed working view between calls, as an agent would. The prompt
+is the one a model would get, the reload hint included once anything is compressed.
 """
 
 from __future__ import annotations
@@ -50,5 +51,5 @@ class CtxmgrPolicy:
             # (counted by over_budget_calls) rather than ending the replay.
             events = ("overflow",)
         seconds = time.perf_counter() - start
-        return PolicyResult(messages=tuple(self.memory.messages), events=events,
+        return PolicyResult(messages=tuple(self.memory.prompt), events=events,
                             seconds=seconds)
