@@ -1,8 +1,15 @@
-"""AutoContextConfig: every knob of the compressor, validated once (defaults: SPEC §5.1)."""
+"""AutoContextConfig: every knob of the compressor, validated once.
+
+Three sizes follow the window unless set: ``"auto"`` applies a documented rule
+whose constants are named here, so what a config does at 4k, 16k or 128k tokens
+can be read off it. ``repr`` and every :class:`CompressionEvent` show the
+effective values.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any, Literal
 
 from ctxmgr.autocontext.prompts import (
     CURRENT_LARGE_PROMPT,
@@ -12,7 +19,43 @@ from ctxmgr.autocontext.prompts import (
 )
 from ctxmgr.errors import ConfigError
 
-__all__ = ["STRATEGY_NAMES", "AutoContextConfig"]
+__all__ = [
+    "AUTO",
+    "LARGE_CHARS",
+    "LARGE_CHARS_PER_WINDOW_TOKEN",
+    "MIN_RANGE_TOKENS",
+    "MIN_RANGE_WINDOW_SHARE",
+    "PREVIEW_CHARS",
+    "PREVIEW_SHARE_OF_LARGE",
+    "STRATEGY_NAMES",
+    "TAIL_ROOM_SHARE",
+    "AutoContextConfig",
+]
+
+AUTO: Literal["auto"] = "auto"
+"""A size that follows the window, by the rule its field documents."""
+
+LARGE_CHARS = 5 * 1024
+"""``large_payload_threshold="auto"``: characters from which a message is large..."""
+LARGE_CHARS_PER_WINDOW_TOKEN = 1 / 8
+"""... or this many per window token, if less: on a 4k window a 500-character tool
+result (about 150 tokens) is large. Both rules meet at a 40,960-token window."""
+PREVIEW_CHARS = 200
+"""``offload_preview_chars="auto"``: characters of an offloaded message kept in place..."""
+PREVIEW_SHARE_OF_LARGE = 1 / 10
+"""... or this share of what counts as large, if less, so an offload frees nine tenths."""
+MIN_RANGE_TOKENS = 5000
+"""``min_compression_tokens="auto"``: strategies 1 and 4 skip smaller ranges..."""
+MIN_RANGE_WINDOW_SHARE = 1 / 5
+"""... or ranges under this share of the window, if less (a 5,000-token floor would stop
+range summaries altogether on windows under 25,000 tokens)."""
+TAIL_ROOM_SHARE = 3 / 4
+"""The protected tail (``last_keep`` messages) is cut short where it would fill more
+than this share of the room the target leaves beside the pinned messages; the rest is
+for summaries. On a long single-task run 50 tool results can outweigh the whole target,
+and then only the costly current-round strategies (5, 6) would be left to fire."""
+
+Auto = int | Literal["auto"]
 
 STRATEGY_NAMES: dict[int, str] = {
     1: "tool_runs",
@@ -37,9 +80,9 @@ class AutoContextConfig:
     max_tokens: int = 128_000
     """The model's context window, in tokens."""
     token_ratio: float = 0.6
-    """Compress when the prompt reaches ``max_tokens * token_ratio`` tokens. (SPEC §5.1
-    said 0.75 and 0.5 for the target; on the 124 recorded runs 0.6 and 0.15 cost a
-    fifth less at a 32k window: see benchmarks/RESULTS.md.)"""
+    """Compress when the prompt reaches ``max_tokens * token_ratio`` tokens. (0.75 and
+    0.5 for the target cost a fifth more than 0.6 and 0.15 on the 124 recorded runs at
+    a 32k window: see benchmarks/RESULTS.md.)"""
     msg_threshold: int = 100
     """... or when the history holds this many messages."""
     target_ratio: float = 0.15
@@ -47,21 +90,21 @@ class AutoContextConfig:
     deeper compressions keep the provider's prompt cache warm between them."""
     last_keep: int = 50
     """Messages at the end protected from strategies 1 and 2, as long as they fit in
-    three quarters of the room the target leaves beside the pinned messages: on a
-    long single-task run 50 tool results can outweigh the whole target, and then only
-    the costly current-round strategies (5, 6) would be left to fire."""
-    large_payload_threshold: int = 5 * 1024
-    """Characters from which a message counts as large (strategies 2, 3 and 5), or an
-    eighth of ``max_tokens`` in characters on windows under 40,960 tokens: on a 4k
-    window a 500-character tool result (about 150 tokens) is large."""
-    offload_preview_chars: int = 200
-    """Characters of an offloaded message kept in place as a preview, or a tenth of
-    what counts as large if that is less, so an offload always frees nine tenths."""
+    :data:`TAIL_ROOM_SHARE` of the room the target leaves beside the pinned messages."""
+    large_payload_threshold: Auto = AUTO
+    """Characters from which a message counts as large (strategies 2, 3 and 5).
+    ``"auto"``: :data:`LARGE_CHARS`, or ``max_tokens *`` :data:`LARGE_CHARS_PER_WINDOW_TOKEN`
+    if less (2,000 at a 16k window). A number is used as given."""
+    offload_preview_chars: Auto = AUTO
+    """Characters of an offloaded message kept in place as a preview. ``"auto"``:
+    :data:`PREVIEW_CHARS`, or :data:`PREVIEW_SHARE_OF_LARGE` of what counts as large if
+    less. A number is used as given."""
     min_consecutive_tool_messages: int = 6
     """Strategy 1 needs a run of more tool messages than this."""
-    min_compression_tokens: int = 5000
-    """Strategies 1 and 4 skip ranges smaller than this many tokens (or than a fifth
-    of ``max_tokens``, on windows under 25,000 tokens)."""
+    min_compression_tokens: Auto = AUTO
+    """Strategies 1 and 4 skip ranges smaller than this many tokens. ``"auto"``:
+    :data:`MIN_RANGE_TOKENS`, or ``max_tokens *`` :data:`MIN_RANGE_WINDOW_SHARE` if less.
+    A number is used as given."""
     current_round_compression_ratio: float = 0.3
     """Strategy 6's target share of the current round's characters."""
     summary_input_chars: int = 1000
@@ -92,6 +135,11 @@ class AutoContextConfig:
     current_round_prompt: str = CURRENT_ROUND_PROMPT
 
     def __post_init__(self) -> None:
+        for name in ("large_payload_threshold", "offload_preview_chars",
+                     "min_compression_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, str) and value != AUTO:
+                raise ConfigError(f"{name} must be a number or 'auto', got {value!r}")
         for name in ("disabled_strategies", "never_compress_tools", "pinned_ids"):
             value = getattr(self, name)
             if isinstance(value, str) or not _iterable(value):
@@ -99,14 +147,17 @@ class AutoContextConfig:
             object.__setattr__(self, name, frozenset(value))
         for f in fields(self):
             value = getattr(self, f.name)
-            if value is None and f.type == "float | None":
+            if (value is None and f.type == "float | None") or value == AUTO:
                 continue
-            if f.type in ("int", "float", "float | None") and (
+            if f.type in ("int", "float", "float | None", "Auto") and (
                     isinstance(value, bool) or not isinstance(value, int | float)):
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
                   "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
         _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens")
+        if self.large_chars < 1:
+            raise ConfigError(f"max_tokens={self.max_tokens} leaves no room: large_payload_"
+                              "threshold='auto' needs max_tokens >= 8")
         for name in ("token_ratio", "target_ratio", "current_round_compression_ratio",
                      "cached_token_price"):
             value = getattr(self, name)
@@ -129,18 +180,48 @@ class AutoContextConfig:
 
     @property
     def large_chars(self) -> int:
-        """Characters from which a message counts as large on this window."""
-        return min(self.large_payload_threshold, self.max_tokens // 8)
+        """Characters from which a message counts as large (``large_payload_threshold``
+        with ``"auto"`` resolved)."""
+        if self.large_payload_threshold != AUTO:
+            return int(self.large_payload_threshold)
+        return min(LARGE_CHARS, int(self.max_tokens * LARGE_CHARS_PER_WINDOW_TOKEN))
 
     @property
     def preview_chars(self) -> int:
-        """Characters of an offloaded message kept as its preview on this window."""
-        return min(self.offload_preview_chars, self.large_chars // 10)
+        """Characters of an offloaded message kept as its preview (resolved)."""
+        if self.offload_preview_chars != AUTO:
+            return int(self.offload_preview_chars)
+        return min(PREVIEW_CHARS, int(self.large_chars * PREVIEW_SHARE_OF_LARGE))
 
     @property
     def min_range_tokens(self) -> int:
-        """Smallest range strategies 1 and 4 summarize: worth an LLM call on this window."""
-        return min(self.min_compression_tokens, self.max_tokens // 5)
+        """Smallest range strategies 1 and 4 summarize (``min_compression_tokens``
+        resolved)."""
+        if self.min_compression_tokens != AUTO:
+            return int(self.min_compression_tokens)
+        return min(MIN_RANGE_TOKENS, int(self.max_tokens * MIN_RANGE_WINDOW_SHARE))
+
+    def effective(self) -> dict[str, int]:
+        """The sizes this config works with on its window, every ``"auto"`` resolved."""
+        return {"max_tokens": self.max_tokens, "trigger_tokens": self.trigger_tokens,
+                "target_tokens": self.target_tokens, "msg_threshold": self.msg_threshold,
+                "large_chars": self.large_chars, "preview_chars": self.preview_chars,
+                "min_range_tokens": self.min_range_tokens, "last_keep": self.last_keep}
+
+    def __repr__(self) -> str:
+        parts: list[str] = []
+        for f in fields(self):
+            value: Any = getattr(self, f.name)
+            if f.name.endswith("_prompt"):
+                if value != f.default:
+                    parts.append(f"{f.name}=<custom>")
+                continue
+            if isinstance(value, frozenset):
+                value = sorted(value)
+            parts.append(f"{f.name}={value!r}")
+        effective = ", ".join(f"{k}={v}" for k, v in self.effective().items()
+                              if k != "max_tokens")
+        return f"AutoContextConfig({', '.join(parts)}; effective: {effective})"
 
     @property
     def target_tokens(self) -> int:
@@ -161,11 +242,11 @@ def _iterable(value: object) -> bool:
 
 def _positive(cfg: AutoContextConfig, *names: str) -> None:
     for name in names:
-        if getattr(cfg, name) <= 0:
+        if getattr(cfg, name) != AUTO and getattr(cfg, name) <= 0:
             raise ConfigError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
 
 
 def _non_negative(cfg: AutoContextConfig, *names: str) -> None:
     for name in names:
-        if getattr(cfg, name) < 0:
+        if getattr(cfg, name) != AUTO and getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must be >= 0, got {getattr(cfg, name)!r}")

@@ -7,8 +7,8 @@ so a user sees compressions in their logs without wiring anything.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 __all__ = ["CompressionEvent", "EventCallback", "emit"]
@@ -21,7 +21,7 @@ class CompressionEvent:
     """One applied (or skipped) compression step."""
 
     strategy: int
-    """1-6, see SPEC §5.2."""
+    """1-6, cheapest first (see the README's table of strategies)."""
     name: str
     """The strategy's name, e.g. ``"tool_runs"``."""
     status: Literal["applied", "skipped"]
@@ -36,10 +36,14 @@ class CompressionEvent:
     duration_s: float = 0.0
     reason: str | None = None
     """Why a step was skipped (summarizer error, timeout, empty answer)."""
+    effective_config: Mapping[str, int] = field(default_factory=dict)
+    """The sizes the compressor worked with (``AutoContextConfig.effective()``): the
+    trigger, the target and every window-scaled value, resolved."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["replaced_ids"] = list(self.replaced_ids)
+        d["effective_config"] = dict(self.effective_config)
         return d
 
 

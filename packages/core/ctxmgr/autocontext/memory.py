@@ -198,9 +198,19 @@ class AutoContextMemory:
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any) -> str:
-        """Answer a ``context_reload`` tool call; never raises on the model's input."""
-        return handle_reload_call(self.offload, tool_input)
+    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None = _DEFAULT
+                           ) -> str:
+        """Answer a ``context_reload`` tool call; never raises on the model's input.
+
+        Args:
+            room_tokens: tokens the answer may take; a longer range comes back in pages
+                (``{"uuid": ID, "page": N}``). Default: the room the window has left
+                beside the prompt. ``None``: the whole range at once.
+        """
+        if room_tokens is _DEFAULT:
+            room_tokens = max(0, self.config.max_tokens - self.tokens)
+        return handle_reload_call(self.offload, tool_input, room_tokens=room_tokens,
+                                  counter=self.counter)
 
     # -- persistence -----------------------------------------------------------------
 

@@ -95,6 +95,7 @@ class _Pass:
         self.edited_from = len(self.work)  # first index changed: the cache ends there
         self._rejected: set[tuple[int, str, str, int]] = set()  # stand-ins no smaller
         self._count_goal = _count_goal(config)
+        self.effective = config.effective()
 
     def done(self) -> bool:
         return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
@@ -133,7 +134,7 @@ class _Pass:
             strategy=strategy.number, name=strategy.name, status="skipped", replaced_ids=(),
             offload_id=None, tokens_before=self.tokens, tokens_after=self.tokens,
             summarizer_input_tokens=summary_input, duration_s=time.perf_counter() - started,
-            reason=reason))
+            reason=reason, effective_config=self.effective))
 
     def apply(self, strategy: Strategy, plan: Plan, original: Sequence[Message],
               summary: str | None, summary_input: int, started: float) -> int | None:
@@ -156,7 +157,7 @@ class _Pass:
             tokens_before=before, tokens_after=self.tokens,
             summarizer_input_tokens=summary_input,
             summarizer_output_tokens=self.counter.count_text(summary) if summary else 0,
-            duration_s=time.perf_counter() - started))
+            duration_s=time.perf_counter() - started, effective_config=self.effective))
         return len(stand_in)
 
     def _emit(self, event: CompressionEvent) -> None:

@@ -204,9 +204,17 @@ class ContextProcessor:
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any) -> str:
-        """Answer a ``context_reload`` tool call; never raises on the model's input."""
-        return handle_reload_call(self.offload, tool_input)
+    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None) -> str:
+        """Answer a ``context_reload`` tool call; never raises on the model's input.
+
+        Args:
+            room_tokens: tokens the answer may take, the room the window has left beside
+                the prompt (``max_tokens`` less the latest :attr:`ProcessResult.tokens`
+                and the reserve for the answer); a longer range comes back in pages
+                (``{"uuid": ID, "page": N}``). ``None``: the whole range at once.
+        """
+        return handle_reload_call(self.offload, tool_input, room_tokens=room_tokens,
+                                  counter=self.counter)
 
     def _expand(self, record: StandIn) -> set[str] | None:
         """Ids of every original behind a stand-in, nested stand-ins opened too."""

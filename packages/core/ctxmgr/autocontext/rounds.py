@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import TAIL_ROOM_SHARE, AutoContextConfig
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.messages import Message
@@ -100,10 +100,11 @@ def layout(
 
 def _tail_start(messages: Sequence[Message], config: AutoContextConfig,
                 counter: TokenCounter, pinned: set[int]) -> int:
-    """The last ``last_keep`` messages, cut short where they would not fit in 3/4 of
-    the room the target leaves beside the pinned messages (1/4 is for summaries)."""
+    """The last ``last_keep`` messages, cut short where they would not fit in
+    :data:`TAIL_ROOM_SHARE` of the room the target leaves beside the pinned messages
+    (the rest is for summaries)."""
     room = config.target_tokens - sum(counter.count(messages[i]) for i in pinned)
-    budget = room * 3 // 4
+    budget = int(room * TAIL_ROOM_SHARE)
     start = len(messages)
     floor = max(0, len(messages) - config.last_keep)
     while start > floor:

@@ -2,7 +2,7 @@
 
 The current round is everything after the latest final answer; with no final
 answer yet, it is the whole conversation after the task, so this strategy then
-does nothing (SPEC §5.2).
+does nothing.
 """
 
 from __future__ import annotations

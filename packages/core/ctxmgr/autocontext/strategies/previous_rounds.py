@@ -3,8 +3,8 @@
 The round's user message stays; everything after it up to and including the
 final answer becomes one assistant summary. Oldest rounds go first: they
 matter least, and editing early keeps the later prefix cached between
-compressions. A round big enough on its own becomes (user, summary), as in
-SPEC §5.2; smaller rounds join the span before them (their user messages go
+compressions. A round big enough on its own becomes (user, summary);
+smaller rounds join the span before them (their user messages go
 into the summary) until it is worth a summary, and such a span absorbs the
 summary before it, so on support conversations (many short rounds) summaries
 roll forward instead of piling up.

@@ -1,0 +1,79 @@
+"""context_reload never overflows: a long range comes back in pages sized to the room."""
+
+from __future__ import annotations
+
+import json
+
+from builders import C, call, result, system, user
+
+from ctxmgr import CONTEXT_RELOAD_TOOL, AutoContextConfig, AutoContextMemory
+from ctxmgr.autocontext.paging import MIN_PAGE_TOKENS, paginate
+from ctxmgr.autocontext.reload import render_reloaded
+
+
+def compressed_memory() -> tuple[AutoContextMemory, str]:
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000, min_compression_tokens=500),
+                            counter=C)
+    mem.add([system(), user("task", id="u0")])
+    for k in range(60):
+        body = "\n".join(f"line {k}.{n}: " + "x" * 60 for n in range(20))
+        mem.add([call(f"c{k}", id=f"a{k}"), result(f"c{k}", body, id=f"t{k}")])
+    events = [e for e in mem.compress_if_needed() if e.status == "applied"]
+    biggest = max(events, key=lambda e: len(e.replaced_ids))
+    assert biggest.offload_id is not None
+    return mem, biggest.offload_id
+
+
+def test_pages_join_back_to_the_text_and_each_fits_the_room() -> None:
+    text = "\n".join(f"row {n} " + "y" * (n % 90) for n in range(3000))
+    pages = paginate(text, 500, C)
+    assert "".join(pages) == text and len(pages) > 5
+    assert all(C.count_text(p) <= 500 for p in pages)
+    assert all(p.endswith("\n") for p in pages[:-1])  # cut at line breaks
+
+
+def test_a_page_is_never_smaller_than_the_floor() -> None:
+    pages = paginate("z" * 5000, 3, C)
+    assert all(C.count_text(p) <= MIN_PAGE_TOKENS for p in pages)
+    assert len(pages) == -(-C.count_text("z" * 5000) // MIN_PAGE_TOKENS)
+
+
+def test_a_long_range_comes_back_in_pages_that_say_how_to_get_the_next() -> None:
+    mem, oid = compressed_memory()
+    whole = render_reloaded(mem.reload(oid))
+    room = 400
+    first = mem.handle_reload_call({"uuid": oid}, room_tokens=room)
+    assert C.count_text(first) <= room
+    head, _, body = first.partition("\n\n")
+    assert ", page 1 of " in head and json.dumps({"uuid": oid, "page": 2}) in head
+    n = int(head.split(" of ")[1].split(".")[0])
+    pages = [body] + [mem.handle_reload_call({"uuid": oid, "page": k}, room_tokens=room)
+                      .partition("\n\n")[2] for k in range(2, n + 1)]
+    assert "".join(pages) == whole  # every byte, in order
+    last = mem.handle_reload_call({"uuid": oid, "page": n}, room_tokens=room)
+    assert "This is the last page." in last.partition("\n\n")[0]
+    assert mem.handle_reload_call({"uuid": oid, "page": n + 1}, room_tokens=room).startswith(
+        f"Error: uuid {oid} has {n} page(s)")
+
+
+def test_by_default_the_memory_pages_to_the_room_its_window_has_left() -> None:
+    mem, oid = compressed_memory()
+    answer = mem.handle_reload_call({"uuid": oid})
+    assert mem.tokens + C.count_text(answer) <= mem.config.max_tokens
+
+
+def test_a_range_that_fits_comes_back_whole_as_before() -> None:
+    mem, oid = compressed_memory()
+    whole = mem.handle_reload_call({"uuid": oid}, room_tokens=None)
+    assert whole == (f"Reloaded {len(mem.reload(oid))} original message(s) for uuid {oid}:"
+                     f"\n\n{render_reloaded(mem.reload(oid))}")
+    assert mem.handle_reload_call({"uuid": oid}, room_tokens=10**9) == whole
+
+
+def test_bad_page_numbers_are_one_clear_line() -> None:
+    mem, oid = compressed_memory()
+    for bad in (0, -1, "two", 1.5, True):
+        assert mem.handle_reload_call({"uuid": oid, "page": bad}, room_tokens=300).startswith(
+            "Error: page must be a whole number from 1")
+    schema = CONTEXT_RELOAD_TOOL.to_openai()["function"]["parameters"]
+    assert schema["properties"]["page"]["type"] == "integer" and schema["required"] == ["uuid"]
