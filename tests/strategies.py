@@ -38,6 +38,8 @@ __all__ = [
     "huge_texts",
     "json_objects",
     "json_values",
+    "langchain_message_fields",
+    "llamaindex_message_fields",
     "neutral_conversations",
     "openai_conversations",
     "payload_texts",
@@ -191,10 +193,10 @@ def _arguments(draw: Draw) -> str:
     return json.dumps(args, **draw(st.sampled_from(_ARGUMENT_STYLES)))
 
 
-def _tool_call(draw: Draw, call_id: str) -> JSON:
+def _tool_call(draw: Draw, call_id: str, *, odd: bool) -> JSON:
     call: JSON = {"id": call_id, "type": "function",
                   "function": {"name": draw(_TOOL_NAMES), "arguments": _arguments(draw)}}
-    if _one_in(draw, 10):
+    if odd and _one_in(draw, 10):
         call["index"] = draw(st.integers(0, 5))  # streaming artefact some SDKs keep
     return call
 
@@ -223,6 +225,7 @@ def _text_part_strategy(draw: Draw) -> JSON:
 
 
 _TEXT_PART = _text_part_strategy()
+_PARTS_WITH_IMAGES = st.lists(st.one_of(_TEXT_PART, _TEXT_PART, _IMAGE_PART), max_size=3)
 _PARTS_WITH_MEDIA = st.lists(st.one_of(_TEXT_PART, _TEXT_PART, _IMAGE_PART, _AUDIO_PART,
                                        _FILE_PART), max_size=3)
 _TEXT_PARTS = st.lists(_TEXT_PART, max_size=3)
@@ -244,13 +247,14 @@ def _finish(draw: Draw, message: JSON, *, odd: bool) -> JSON:
     return message
 
 
-def _plain_message(draw: Draw, role: str, *, odd: bool) -> JSON:
+def _plain_message(draw: Draw, role: str, *, odd: bool, media: bool = True) -> JSON:
     m: JSON = {"role": role}
     kind = draw(st.integers(0, 9)) if odd else 0
     if kind <= 5:
         m["content"] = draw(_PAYLOAD)
     elif kind <= 7:
-        m["content"] = draw(_PARTS_WITH_MEDIA if role == "user" else _TEXT_PARTS)
+        user_parts = _PARTS_WITH_MEDIA if media else _PARTS_WITH_IMAGES
+        m["content"] = draw(user_parts if role == "user" else _TEXT_PARTS)
     elif kind == 8:
         m["content"] = None
     # kind 9: no content key at all
@@ -269,7 +273,7 @@ def _assistant_calls(draw: Draw, ids: list[str], *, odd: bool) -> JSON:
     elif style == 3:
         m["content"] = draw(_TEXT_PARTS)
     # style 4: no content key at all
-    m["tool_calls"] = [_tool_call(draw, i) for i in ids]
+    m["tool_calls"] = [_tool_call(draw, i, odd=odd) for i in ids]
     return _finish(draw, m, odd=odd)
 
 
@@ -292,6 +296,7 @@ def openai_conversations(
     max_calls: int = 3,
     odd: bool = True,
     in_flight: bool | None = False,
+    audio_and_files: bool = True,
 ) -> list[JSON]:
     """A valid, paired OpenAI chat history.
 
@@ -304,6 +309,8 @@ def openai_conversations(
             fields, reordered keys and the ``developer`` role.
         in_flight: ``True`` ends the history with an unanswered tool-call turn
             (the tool is still running); ``None`` lets hypothesis choose.
+        audio_and_files: user parts may be audio and file parts too, not only text
+            and images (formats without a place for them, like LlamaIndex, say False).
     """
     pool = draw(st.lists(_TOOL_CALL_IDS, min_size=max_calls, max_size=max_calls + 3,
                          unique=True))
@@ -311,10 +318,10 @@ def openai_conversations(
     out: list[JSON] = []
     if not _one_in(draw, 6):
         role = "developer" if odd and _one_in(draw, 8) else "system"
-        out.append(_plain_message(draw, role, odd=odd))
+        out.append(_plain_message(draw, role, odd=odd, media=audio_and_files))
     rounds = draw(st.integers(min_rounds, max_rounds))
     for r in range(rounds):
-        out.append(_plain_message(draw, "user", odd=odd))
+        out.append(_plain_message(draw, "user", odd=odd, media=audio_and_files))
         for _ in range(draw(st.integers(0, max_steps))):
             ids = draw(calls_in_turn)
             call = _assistant_calls(draw, ids, odd=odd)
@@ -323,7 +330,7 @@ def openai_conversations(
             for call_id in draw(st.permutations(ids)):  # any answer order is valid
                 out.append(_tool_result(draw, call_id, names[call_id], odd=odd))
         if r < rounds - 1 or draw(st.booleans()):
-            out.append(_plain_message(draw, "assistant", odd=odd))
+            out.append(_plain_message(draw, "assistant", odd=odd, media=audio_and_files))
     if in_flight is None:
         in_flight = draw(st.booleans())
     if in_flight:
@@ -427,3 +434,106 @@ def anthropic_conversations(draw: Draw, *, max_rounds: int = 3, max_steps: int =
         messages.append({"role": "assistant", "content": final})
     body["messages"] = messages
     return body
+
+
+# ---------------------------------------------------------------- LangChain messages, as data
+
+# Keys LangChain (or ctxmgr) reads inside additional_kwargs; random kwargs avoid them.
+_RESERVED_KWARGS = frozenset({"ctxmgr", "tool_calls", "function_call", "images"})
+_KWARGS = st.dictionaries(st.text(max_size=10).filter(lambda k: k not in _RESERVED_KWARGS),
+                          _JSON_VALUES, max_size=2)
+_LC_PART = st.one_of(
+    _TEXTS,  # a bare string part
+    st.builds(lambda t: {"type": "text", "text": t}, _PAYLOAD),
+    st.builds(lambda t, i: {"type": "text", "text": t, "id": i}, _TEXTS, _TEXTS),
+    _IMAGE_PART,
+    st.builds(lambda d: {"type": "x_custom", "data": d}, _JSON_VALUES),
+)
+_LC_CONTENT = st.one_of(_PAYLOAD, st.lists(_LC_PART, max_size=3))
+_LC_TOOL_CALL = st.builds(
+    lambda name, args, call_id: {"name": name, "args": args, "id": call_id,
+                                 "type": "tool_call"},
+    _TOOL_NAMES, _JSON_OBJECTS, st.one_of(_TOOL_CALL_IDS, _TOOL_CALL_IDS, st.none()))
+_LC_INVALID_CALL = st.builds(
+    lambda name, args, call_id, error: {"name": name, "args": args, "id": call_id,
+                                        "error": error, "type": "invalid_tool_call"},
+    st.one_of(_TOOL_NAMES, st.none()), st.one_of(st.just('{"a": '), _TEXTS, st.none()),
+    st.one_of(_TOOL_CALL_IDS, st.none()), st.one_of(_TEXTS, st.none()))
+_USAGE = st.builds(lambda i, o: {"input_tokens": i, "output_tokens": o, "total_tokens": i + o},
+                   st.integers(0, 10**6), st.integers(0, 10**6))
+
+
+@st.composite
+def langchain_message_fields(draw: Draw) -> tuple[str, JSON]:
+    """``(kind, fields)`` for one LangChain message: kind is ``human``, ``ai``, ``system``,
+    ``tool`` or ``chat``; fields are the constructor's keyword arguments as plain data
+    (ids present or absent, names, ``additional_kwargs``, ``response_metadata``, tool
+    calls with and without ids, invalid tool calls, usage, artifacts, list content).
+    Framework-free, so the core's tests never import LangChain."""
+    kind = draw(st.sampled_from(["human", "ai", "ai", "system", "tool", "chat"]))
+    fields: JSON = {"content": draw(_LC_CONTENT)}
+    if draw(st.integers(0, 3)):
+        fields["id"] = draw(_TOOL_CALL_IDS)
+    if _one_in(draw, 4):
+        fields["name"] = draw(_TOOL_NAMES)
+    if _one_in(draw, 3):
+        fields["additional_kwargs"] = draw(_KWARGS)
+    if _one_in(draw, 3):
+        fields["response_metadata"] = draw(_JSON_OBJECTS)
+    if kind == "ai":
+        fields["tool_calls"] = draw(st.lists(_LC_TOOL_CALL, max_size=3))
+        if _one_in(draw, 4):
+            fields["invalid_tool_calls"] = draw(st.lists(_LC_INVALID_CALL, min_size=1,
+                                                         max_size=2))
+        if _one_in(draw, 2):
+            fields["usage_metadata"] = draw(_USAGE)
+    elif kind == "tool":
+        fields["tool_call_id"] = draw(_TOOL_CALL_IDS)
+        fields["status"] = draw(st.sampled_from(["success", "error"]))
+        if _one_in(draw, 3):
+            fields["artifact"] = draw(_JSON_VALUES)
+    elif kind == "chat":
+        fields["role"] = draw(st.sampled_from(["user", "assistant", "critic", "developer"]))
+    return kind, fields
+
+
+# ---------------------------------------------------------------- LlamaIndex messages, as data
+
+_LI_ROLES = ("system", "developer", "user", "assistant", "tool", "chatbot", "model")
+_LI_KWARGS = st.dictionaries(
+    st.text(max_size=10).filter(lambda k: k not in {"tool_calls", "tool_call_id", "images"}),
+    _JSON_VALUES, max_size=2)
+_LI_BLOCK = st.one_of(
+    st.builds(lambda t: {"block_type": "text", "text": t}, _PAYLOAD),
+    st.builds(lambda call_id, name, kwargs: {"block_type": "tool_call", "tool_call_id": call_id,
+                                             "tool_name": name, "tool_kwargs": kwargs},
+              st.one_of(_TOOL_CALL_IDS, st.none()), _TOOL_NAMES,
+              st.one_of(_JSON_OBJECTS, _JSON_OBJECTS.map(json.dumps),
+                        st.sampled_from(['{"a":1}', '{"a": ', ""]))),
+    st.builds(lambda url, detail: {"block_type": "image", "url": url, "detail": detail},
+              st.sampled_from(["https://example.com/cat.png",
+                               "https://example.com/a/b.jpg?x=1"]),
+              st.sampled_from([None, "low", "high"])),
+    st.builds(lambda data: {"block_type": "image", "image": data,
+                            "image_mimetype": "image/png"},
+              st.sampled_from(["iVBORw0KGgo=", "R0lGODlhAQABAAAAACw="])),
+    st.builds(lambda t, sig: {"block_type": "thinking", "content": t,
+                              "additional_information": {"signature": sig}},
+              _TEXTS, st.text(_ALNUM, min_size=4, max_size=12)),
+)
+
+
+@st.composite
+def llamaindex_message_fields(draw: Draw) -> JSON:
+    """Keyword arguments of one LlamaIndex ``ChatMessage`` as plain data (role, blocks of
+    text, tool calls with dict or text arguments, images by URL or data, thinking, and
+    ``additional_kwargs``; a tool message carries a ``tool_call_id``)."""
+    role = draw(st.sampled_from(_LI_ROLES))
+    kwargs = draw(_LI_KWARGS)
+    if role == "tool":
+        kwargs["tool_call_id"] = draw(_TOOL_CALL_IDS)
+        blocks = draw(st.lists(_LI_BLOCK.filter(lambda b: b["block_type"] in ("text", "image")),
+                               max_size=2))
+    else:
+        blocks = draw(st.lists(_LI_BLOCK, max_size=3))
+    return {"role": role, "blocks": blocks, "additional_kwargs": kwargs}

@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
-import warnings
-from pathlib import Path
 from typing import Any
 
 import pytest
 import tiktoken
-import tiktoken_ext.openai_public
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import neutral_conversations, openai_conversations
 
-from ctxmgr import tokens
 from ctxmgr.convert.openai import from_openai
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import (
@@ -35,7 +28,6 @@ from ctxmgr.tokens import (
     CallableCounter,
     TiktokenCounter,
     TokenTally,
-    default_counter,
     encoding_name_for_model,
 )
 
@@ -116,16 +108,6 @@ def test_count_messages_equals_cookbook_accounting_on_every_shared_trajectory(
     reference = tiktoken.get_encoding("o200k_base")
     for t in shared_trajectories:
         assert counter.count_messages(t.messages) == _cookbook_count(list(t.raw), reference), t.id
-
-
-@pytest.mark.parametrize("encoding", ENCODINGS)
-def test_offline_encodings_match_tiktokens_own_definitions(encoding: str) -> None:
-    ours = TiktokenCounter(encoding=encoding).encoding
-    theirs = tiktoken_ext.openai_public.ENCODING_CONSTRUCTORS[encoding]()
-    assert ours.name == theirs["name"]
-    assert ours._pat_str == theirs["pat_str"]
-    assert ours._special_tokens == theirs["special_tokens"]
-    assert ours._mergeable_ranks == theirs["mergeable_ranks"]
 
 
 def test_special_token_text_counts_as_plain_text() -> None:
@@ -469,91 +451,3 @@ def test_count_messages_equals_cookbook_accounting_on_generated_conversations(
     counter = TiktokenCounter(encoding="cl100k_base")
     reference = tiktoken.get_encoding("cl100k_base")
     assert counter.count_messages(from_openai(raw)) == _cookbook_count(raw, reference)
-
-
-# --------------------------------------------------------------------------- offline
-
-
-@pytest.fixture
-def no_bpe_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty TIKTOKEN_CACHE_DIR, the bundled cache hidden, nothing loaded yet, no network."""
-    empty = tmp_path / "empty_tiktoken_cache"
-    empty.mkdir()
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
-    monkeypatch.setattr(tokens, "_bundled_cache_dir", lambda: None)
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
-    monkeypatch.setattr(tokens, "_fallback_warned", False)
-
-    def no_download(*args: object, **kwargs: object) -> bytes:
-        raise AssertionError(f"attempted a download: {args}")
-
-    monkeypatch.setattr(tiktoken.load, "read_file", no_download)
-    return empty
-
-
-def test_tiktoken_counter_without_bpe_file_raises_file_not_found_naming_the_fix(
-    no_bpe_anywhere: Path,
-) -> None:
-    with pytest.raises(FileNotFoundError, match="TIKTOKEN_CACHE_DIR") as info:
-        TiktokenCounter("gpt-4o")
-    assert str(no_bpe_anywhere) in str(info.value)
-    assert "o200k_base" in str(info.value)
-
-
-def test_default_counter_offline_falls_back_to_approximate_and_warns_once(
-    no_bpe_anywhere: Path,
-) -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        first = default_counter("gpt-4o")
-        second = default_counter("gpt-4")
-        third = default_counter()
-    assert all(isinstance(c, ApproximateCounter) for c in (first, second, third))
-    assert [w.category for w in caught] == [RuntimeWarning]
-    assert "approximately" in str(caught[0].message)
-    assert caught[0].filename == __file__
-
-
-def test_default_counter_is_exact_when_the_bpe_file_is_on_disk() -> None:
-    counter = default_counter("gpt-4.1")
-    assert isinstance(counter, TiktokenCounter)
-    assert counter.encoding.name == "o200k_base"
-
-
-def test_corrupt_bpe_file_is_skipped_not_deleted_and_the_bundled_copy_used(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    bundled = tokens._bundled_cache_dir()
-    assert bundled is not None, "llama-index-core's bundled tiktoken cache is needed here"
-    spec = tokens._SPECS["cl100k_base"]
-    corrupt = tmp_path / spec.file_name
-    corrupt.write_bytes(b"not a bpe file\n")
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
-    assert TiktokenCounter(encoding="cl100k_base").count_text("hello world") == 2
-    assert corrupt.read_bytes() == b"not a bpe file\n"
-    monkeypatch.setattr(tokens, "_ENCODINGS", {})
-    monkeypatch.setattr(tokens, "_bundled_cache_dir", lambda: None)
-    with pytest.raises(FileNotFoundError):
-        TiktokenCounter(encoding="cl100k_base")
-
-
-def test_bundled_bpe_cache_is_found_without_tiktoken_env_and_without_importing_llama_index(
-    tmp_path: Path,
-) -> None:
-    empty = tmp_path / "empty_tiktoken_cache"
-    empty.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
-    env["DATA_GYM_CACHE_DIR"] = str(empty)
-    code = (
-        "import sys\n"
-        "from ctxmgr.tokens import TiktokenCounter\n"
-        "c = TiktokenCounter('gpt-4o')\n"
-        "assert c.count_text('hello world') == 2, c\n"
-        "assert 'llama_index.core' not in sys.modules, 'llama_index.core was imported'\n"
-        "print('ok')\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert list(empty.iterdir()) == []  # nothing copied into tiktoken's cache

@@ -43,6 +43,15 @@ def test_the_instruction_is_the_system_message_and_the_messages_a_transcript(
     assert call.name in prompt[1].content and call.id in prompt[1].content
 
 
+def test_an_empty_instruction_or_transcript_never_sends_an_empty_message() -> None:
+    """Some providers (Anthropic) refuse empty messages with a 400."""
+    seen = Prompts()
+    LangChainSummarizer(model("ok", seen)).summarize([], "  ")
+    [prompt] = seen.prompts
+    assert [m.type for m in prompt] == ["human"]
+    assert prompt[0].content == "(no messages)"
+
+
 def test_the_async_twin_awaits_the_model(swe_trajectories: list[Trajectory]) -> None:
     seen = Prompts()
     summarizer = LangChainSummarizer(model("async summary", seen))

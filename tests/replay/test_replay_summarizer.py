@@ -76,11 +76,12 @@ def test_a_real_chat_model_answers_every_policys_summary_requests() -> None:
     from ctxmgr.replay import load_trajectories, replay
     from ctxmgr.replay.summarizer import ModelSummarizer
     from ctxmgr.tokens import ApproximateCounter
+    from ctxmgr_langgraph.summarizer import LangChainSummarizer
 
     answer = "MODEL SUMMARY: ran grep and sed, tests pass"
     model = GenericFakeChatModel(messages=iter(AIMessage(content=answer) for _ in range(500)))
     counter = ApproximateCounter()
-    summarizer = ModelSummarizer(counter, model)
+    summarizer = ModelSummarizer(counter, LangChainSummarizer(model))
     runs = [t for t in load_trajectories([FIXTURES]) if "django-15738" in t.id]
     report = replay(runs, ["ctxmgr", "langchain_summarization"], budget=8000,
                     counter=counter, summarizer=summarizer)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory, ExtractiveSummarizer
 from ctxmgr.convert import from_openai
 from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
+from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.tokens import default_counter
 
 __all__ = ["DemoReport", "run_demo"]
@@ -45,13 +46,13 @@ def bundled_trajectory() -> tuple[str, list[Message]]:
     return data["id"], from_openai(data["messages"])
 
 
-def run_demo(*, budget: int = 16_000, path: Path | None = None, progress=None) -> DemoReport:
-    """Replay the bundled run (or ``path``) and measure it; ``progress(i, n)`` per call."""
-    if path is None:
+def run_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None,
+             progress: Callable[[int, int], object] | None = None) -> DemoReport:
+    """Replay the bundled run (or ``trajectory``) and measure it; ``progress(i, n)`` per call."""
+    if trajectory is None:
         tid, messages = bundled_trajectory()
     else:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        tid, messages = data.get("id", path.stem), from_openai(data["messages"])
+        tid, messages = trajectory.id, list(trajectory.messages)
     counter = default_counter()
     memory = AutoContextMemory(AutoContextConfig(max_tokens=budget), counter=counter,
                                summarizer=ExtractiveSummarizer())

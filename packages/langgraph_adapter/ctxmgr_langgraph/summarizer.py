@@ -22,15 +22,18 @@ class LangChainSummarizer:
 
     The instruction goes in a system message and the messages, rendered as a
     plain transcript, in one human message: any chat model can read that,
-    whatever its tool-calling support.
+    whatever its tool-calling support. Neither is ever empty (some providers
+    refuse empty messages): no instruction means no system message, and an
+    empty transcript reads "(no messages)".
     """
 
     def __init__(self, model: BaseChatModel) -> None:
         self.model = model
 
     def _prompt(self, messages: Sequence[Message], instruction: str) -> list[Any]:
-        return [SystemMessage(content=instruction),
-                HumanMessage(content=render_transcript(messages))]
+        prompt: list[Any] = [SystemMessage(content=instruction)] if instruction.strip() else []
+        prompt.append(HumanMessage(content=render_transcript(messages) or "(no messages)"))
+        return prompt
 
     def summarize(self, messages: Sequence[Message], instruction: str) -> str:
         return _text(self.model.invoke(self._prompt(messages, instruction)))

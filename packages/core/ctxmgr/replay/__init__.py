@@ -27,6 +27,7 @@ from ctxmgr.replay.policy import (
     PolicyUnavailableError,
     available_policies,
     create_policy,
+    policy_status,
     register_policy,
 )
 from ctxmgr.replay.runner import PolicyRun, ReplayReport, count_model_calls, replay
@@ -56,6 +57,7 @@ __all__ = [
     "count_model_calls",
     "create_policy",
     "load_trajectories",
+    "policy_status",
     "register_policy",
     "replay",
 ]

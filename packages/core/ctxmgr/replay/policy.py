@@ -44,6 +44,7 @@ __all__ = [
     "PolicyUnavailableError",
     "available_policies",
     "create_policy",
+    "policy_status",
     "register_policy",
 ]
 
@@ -227,6 +228,25 @@ def create_policy(name: str, context: PolicyContext) -> Policy:
             f"policy {name!r} is not implemented yet ({module_name}.{cls_name} missing)"
         ) from None
     return cls(context)
+
+
+def policy_status() -> dict[str, str | None]:
+    """Every known policy, in report order: ``None`` when it can run here, else why not
+    (naming the extra to install). Imports each peer's framework to find out."""
+    status: dict[str, str | None] = {}
+    for name in [*POLICY_NAMES, *(n for n in _FACTORIES if n not in POLICY_NAMES)]:
+        if name in _FACTORIES or name == "none":
+            status[name] = None
+            continue
+        module_name, _, extra, _ = _LAZY[name]
+        try:
+            importlib.import_module(module_name)
+        except ImportError as exc:
+            status[name] = (f"needs {exc.name or 'a framework'} that is not installed; "
+                            f'pip install "{extra}"')
+        else:
+            status[name] = None
+    return status
 
 
 def available_policies() -> list[str]:

@@ -90,8 +90,13 @@ def print_table(data: dict[str, Any], *, title: str | None = None, file: IO[str]
 
 
 def write_json(data: dict[str, Any], path: str | Path) -> None:
-    """Write the report (UTF-8, indented)."""
-    Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    """Write the report (UTF-8, indented, valid JSON).
+
+    Raises:
+        ValueError: ``data`` holds a NaN or infinite number, which JSON cannot hold.
+    """
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    Path(path).write_text(text, encoding="utf-8")
 
 
 def replace_markdown_section(path: str | Path, name: str, body: str) -> None:

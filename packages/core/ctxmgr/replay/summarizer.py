@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from llama_index.core.llms import LLM
 
+    from ctxmgr.autocontext.summarizers import Summarizer
+
 __all__ = ["FIXED_SUMMARY", "FakeSummarizer", "ModelSummarizer", "SummarizerUsage"]
 
 FIXED_SUMMARY = (
@@ -160,28 +162,27 @@ class FakeSummarizer:
 
 
 class ModelSummarizer(FakeSummarizer):
-    """The shared summarizer backed by a real LangChain chat model (``--summarizer
-    provider:model``): every policy's requests go to the model, counted the same way.
+    """The shared summarizer backed by a real one (``--summarizer provider:model`` gives
+    the LangChain adapter's ``LangChainSummarizer``): every policy's requests go to it,
+    counted the same way as the fake's.
 
-    The request reaches the model as its system instruction (if any) and one human
-    message holding the rest as a transcript, which any chat model can read.
+    A request's system messages become the instruction, the rest the messages to
+    summarize, whichever framework face it came through.
+
+    Args:
+        counter: the token counter shared by every policy in the run.
+        summarizer: any object with ``summarize(messages, instruction) -> str``.
     """
 
-    def __init__(self, counter: TokenCounter, model: BaseChatModel) -> None:
+    def __init__(self, counter: TokenCounter, summarizer: Summarizer) -> None:
         super().__init__(counter, text="")
-        self.model = model
+        self.summarizer = summarizer
 
     def reply(self, request: Sequence[Message]) -> str:
-        from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-
-        from ctxmgr.autocontext.summarizers import render_transcript
-
-        system = "\n\n".join(m.text for m in request if m.role == "system")
-        rest = [m for m in request if m.role != "system"]
-        prompt: list[BaseMessage] = [SystemMessage(content=system)] if system else []
-        prompt.append(HumanMessage(content=render_transcript(rest) or "(empty)"))
-        answer = self.model.invoke(prompt)
-        return answer.text if isinstance(answer.text, str) else str(answer.content)
+        instruction = "\n\n".join(m.text for m in request if m.role == "system")
+        return self.summarizer.summarize([m for m in request if m.role != "system"],
+                                         instruction)
 
     def __repr__(self) -> str:
-        return f"ModelSummarizer(model={type(self.model).__name__}, usage={self.usage})"
+        return (f"ModelSummarizer(summarizer={type(self.summarizer).__name__}, "
+                f"usage={self.usage})")

@@ -40,6 +40,8 @@ def _record(data: Any, default_id: str, where: str) -> Trajectory:
         messages = from_openai(raw)
     except InvalidMessageError as exc:
         raise InvalidMessageError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise InvalidMessageError(f"{where}: a message nested too deeply to process") from None
     return Trajectory(id=tid, source=source, messages=tuple(messages), raw=tuple(raw))
 
 
@@ -47,15 +49,20 @@ def load_trajectories(paths: Iterable[str | Path]) -> list[Trajectory]:
     """Read trajectory files; a directory means every ``*.json`` / ``*.jsonl`` in it.
 
     Raises:
-        InvalidMessageError: a file that is not valid JSON or not in a known layout
-            (the message names the file and line).
+        InvalidMessageError: a file that is not valid JSON (nested too deeply or holding
+            an integer too long for Python included) or not in a known layout (the
+            message names the file and line).
         OSError: a file that cannot be read.
     """
     out: list[Trajectory] = []
     for p in map(Path, paths):
         files = sorted([*p.glob("*.json"), *p.glob("*.jsonl")]) if p.is_dir() else [p]
         for f in files:
-            text = f.read_text(encoding="utf-8")
+            try:
+                text = f.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidMessageError(f"{f}: cannot be read as utf-8 text ({exc.reason} "
+                                          f"at byte {exc.start})") from None
             if f.suffix == ".jsonl":
                 for n, line in enumerate(text.splitlines(), 1):
                     if line.strip():
@@ -73,3 +80,8 @@ def _loads(text: str, where: str) -> Any:
         raise InvalidMessageError(
             f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
+    except RecursionError:
+        raise InvalidMessageError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # an integer over Python's int/str conversion limit
+        raise InvalidMessageError(
+            f"{where}: a number too long to read ({str(exc).split(';')[0]})") from None

@@ -1,16 +1,4 @@
-"""Token counting behind one small interface, cached on each message.
-
-Messages are immutable, so a count never goes stale: :meth:`TokenCounter.count`
-stores it on the message under the counter's ``cache_key`` and a message is
-counted once per counter kind, ever. :class:`TokenTally` keeps a running total
-over a growing history, so "append one message, read the total" costs the
-same at 100,000 messages as at 10.
-
-Exact counts come from tiktoken, loaded strictly offline: the BPE file is read
-from tiktoken's own cache (``TIKTOKEN_CACHE_DIR``) or from the copy that
-llama-index-core ships, checked against its published hash, and never
-downloaded. :func:`default_counter` falls back to :class:`ApproximateCounter`,
-with one warning per process, when no BPE file is on disk.
+"""The token counters: one interface, exact (tiktoken), approximate and callable.
 
 What a message costs follows OpenAI's chat accounting (the cookbook's
 ``num_tokens_from_messages``): ``per_message`` tokens of framing, the role, an
@@ -20,29 +8,23 @@ its ``tool_use_id`` and content (and, since OpenAI sends every result as its
 own message, the framing of each extra one); an opaque block (image,
 thinking, ...) costs its JSON text. Tool calls, tool ids and opaque blocks
 never count zero. A request adds ``per_request`` tokens (the reply primer).
+
+Messages are immutable, so a count never goes stale: :meth:`TokenCounter.count`
+stores it on the message under the counter's ``cache_key``.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import importlib.util
 import json
-import logging
 import math
-import os
-import re
-import tempfile
 import threading
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import assert_never
 
 import tiktoken
 
+from ctxmgr._warnings import warn_caller
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import (
     Message,
@@ -52,18 +34,18 @@ from ctxmgr.messages import (
     ToolUseBlock,
     thaw,
 )
+from ctxmgr.tokens.bpe import encoding_name_for_model, load_encoding
 
 __all__ = [
+    "PER_MESSAGE",
+    "PER_REQUEST",
+    "PER_TOOL_CALL",
     "ApproximateCounter",
     "CallableCounter",
     "TiktokenCounter",
     "TokenCounter",
-    "TokenTally",
     "default_counter",
-    "encoding_name_for_model",
 ]
-
-logger = logging.getLogger(__name__)
 
 PER_MESSAGE = 3
 """Framing of one chat message (``<|start|>{role}<|message|>...<|end|>``)."""
@@ -211,7 +193,7 @@ def _check_overhead(name: str, value: object) -> int:
 
 
 class TiktokenCounter(TokenCounter):
-    """Exact counts with tiktoken; the BPE file is loaded from disk only, never downloaded.
+    """Exact counts with tiktoken; the BPE file comes from disk, else tiktoken fetches it.
 
     ``o200k_base`` for the gpt-4o, gpt-4.1, gpt-4.5, gpt-5, gpt-oss, o1, o3 and o4
     families, ``cl100k_base`` for every other (or no) model name; ``encoding``
@@ -224,7 +206,8 @@ class TiktokenCounter(TokenCounter):
 
     Raises:
         FileNotFoundError: the encoding's BPE file is in neither tiktoken's cache
-            (``TIKTOKEN_CACHE_DIR``) nor llama-index-core's bundled copy.
+            (``TIKTOKEN_CACHE_DIR``) nor llama-index-core's bundled copy, and
+            tiktoken could not fetch it (see :mod:`ctxmgr.tokens.bpe` to run offline).
         ConfigError: both ``model`` and ``encoding`` given, or an encoding other
             than ``cl100k_base`` / ``o200k_base`` named.
     """
@@ -239,7 +222,7 @@ class TiktokenCounter(TokenCounter):
         if isinstance(encoding, tiktoken.Encoding):
             enc = encoding
         else:
-            enc = _load_encoding(encoding or encoding_name_for_model(model))
+            enc = load_encoding(encoding or encoding_name_for_model(model))
         self.model = model
         self.encoding = enc
         self.cache_key = f"tiktoken:{enc.name}"
@@ -343,211 +326,6 @@ class CallableCounter(TokenCounter):
         return f"CallableCounter(name={self.name!r}, per_message={self.per_message})"
 
 
-# --------------------------------------------------------------------------- running total
-
-
-class TokenTally:
-    """A running token total over a growing history: append and read in O(1).
-
-    ``total`` always equals ``counter.count_messages(messages)`` for the messages
-    given so far; :meth:`reset` recounts through the per-message cache, so it is
-    cheap for messages already counted.
-
-    Example::
-
-        tally = TokenTally(counter, history)
-        tally.append(reply)
-        if tally.total > budget: ...
-    """
-
-    __slots__ = ("_count", "_sum", "counter")
-
-    def __init__(self, counter: TokenCounter, messages: Iterable[Message] = ()) -> None:
-        self.counter = counter
-        self._sum = 0
-        self._count = 0
-        self.reset(messages)
-
-    @property
-    def total(self) -> int:
-        """Tokens of the whole history as one prompt (``per_request`` included)."""
-        return self.counter.per_request + self._sum
-
-    def append(self, message: Message) -> None:
-        """Add one message to the end of the history."""
-        self._sum += self.counter.count(message)
-        self._count += 1
-
-    def extend(self, messages: Iterable[Message]) -> None:
-        """Add messages to the end of the history, in order."""
-        count = self.counter.count
-        for m in messages:
-            self._sum += count(m)
-            self._count += 1
-
-    def reset(self, messages: Iterable[Message] = ()) -> None:
-        """Start over from ``messages`` (for example after a compression rewrote history)."""
-        self._sum = 0
-        self._count = 0
-        self.extend(messages)
-
-    def __len__(self) -> int:
-        return self._count
-
-    def __repr__(self) -> str:
-        return f"TokenTally(messages={self._count}, total={self.total}, counter={self.counter!r})"
-
-
-# --------------------------------------------------------------------------- encodings
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _EncodingSpec:
-    """What tiktoken_ext.openai_public builds, minus its download (kept in step by a test)."""
-
-    url: str
-    sha256: str
-    pat_str: str
-    special_tokens: Mapping[str, int]
-
-    @property
-    def file_name(self) -> str:
-        # tiktoken names cache files by the sha1 of the download URL.
-        return hashlib.sha1(self.url.encode()).hexdigest()
-
-
-_ENDOFTEXT = "<|endoftext|>"
-_ENDOFPROMPT = "<|endofprompt|>"
-_SPECS: dict[str, _EncodingSpec] = {
-    "cl100k_base": _EncodingSpec(
-        url="https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
-        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-        pat_str=(
-            r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|"""
-            r""" ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-        ),
-        special_tokens={
-            _ENDOFTEXT: 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            _ENDOFPROMPT: 100276,
-        },
-    ),
-    "o200k_base": _EncodingSpec(
-        url="https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
-        sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-        pat_str="|".join(
-            [
-                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",  # noqa: E501
-                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",  # noqa: E501
-                r"""\p{N}{1,3}""",
-                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-                r"""\s*[\r\n]+""",
-                r"""\s+(?!\S)""",
-                r"""\s+""",
-            ]
-        ),
-        special_tokens={_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
-    ),
-}
-
-_O200K_MODEL = re.compile(
-    r"(?:^|[/:.])(?:chatgpt-4o|gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(?![a-z0-9])"
-)
-
-
-def encoding_name_for_model(model: str | None) -> str:
-    """The tiktoken encoding a model name implies; ``cl100k_base`` when unknown or ``None``.
-
-    Provider prefixes (``openai:gpt-4o``, ``azure/gpt-4.1``, ``ft:gpt-4o:org::id``)
-    and letter case are ignored.
-    """
-    if model and _O200K_MODEL.search(model.strip().lower()):
-        return "o200k_base"
-    return "cl100k_base"
-
-
-def _bundled_cache_dir() -> Path | None:
-    """llama-index-core's bundled tiktoken cache, found without importing llama_index."""
-    try:
-        spec = importlib.util.find_spec("llama_index")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        cache = Path(location) / "core" / "_static" / "tiktoken_cache"
-        if cache.is_dir():
-            return cache
-    return None
-
-
-def _candidate_dirs() -> list[Path]:
-    """Where a BPE file may sit, in order: tiktoken's own cache, then the bundled one."""
-    dirs: list[Path] = []
-    for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):  # tiktoken's precedence
-        if var in os.environ:
-            if os.environ[var]:  # "" disables tiktoken's cache
-                dirs.append(Path(os.environ[var]))
-            break
-    else:
-        dirs.append(Path(tempfile.gettempdir()) / "data-gym-cache")
-    bundled = _bundled_cache_dir()
-    if bundled is not None:
-        dirs.append(bundled)
-    return dirs
-
-
-_ENCODINGS: dict[str, tiktoken.Encoding] = {}
-_ENCODINGS_LOCK = threading.Lock()
-
-
-def _load_encoding(name: str) -> tiktoken.Encoding:
-    """The named encoding, built from a verified BPE file on disk (once per process)."""
-    spec = _SPECS.get(name)
-    if spec is None:
-        raise ConfigError(f"encoding must be one of {sorted(_SPECS)}, got {name!r}")
-    with _ENCODINGS_LOCK:
-        enc = _ENCODINGS.get(name)
-        if enc is None:
-            ranks = _read_ranks(name, spec)
-            enc = tiktoken.Encoding(
-                name,
-                pat_str=spec.pat_str,
-                mergeable_ranks=ranks,
-                special_tokens=dict(spec.special_tokens),
-            )
-            _ENCODINGS[name] = enc
-    return enc
-
-
-def _read_ranks(name: str, spec: _EncodingSpec) -> dict[bytes, int]:
-    dirs = _candidate_dirs()
-    for d in dirs:
-        path = d / spec.file_name
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        if hashlib.sha256(data).hexdigest() != spec.sha256:
-            logger.debug("ignoring %s: not the published %s BPE file (hash differs)", path, name)
-            continue
-        logger.debug("loading tiktoken %s from %s", name, path)
-        ranks: dict[bytes, int] = {}
-        for line in data.splitlines():
-            if line:
-                token, rank = line.split()
-                ranks[base64.b64decode(token)] = int(rank)
-        return ranks
-    looked = ", ".join(str(d) for d in dirs) or "nowhere (TIKTOKEN_CACHE_DIR is empty)"
-    raise FileNotFoundError(
-        f"tiktoken's {name} BPE file ({spec.file_name}) is not on disk; looked in {looked}. "
-        "Set TIKTOKEN_CACHE_DIR to a folder that holds it, install llama-index-core "
-        f"(it ships one), or run tiktoken.get_encoding({name!r}) once while online."
-    )
-
-
 # --------------------------------------------------------------------------- default
 
 
@@ -556,16 +334,19 @@ _fallback_lock = threading.Lock()
 
 
 def default_counter(model: str | None = None) -> TokenCounter:
-    """Exact tiktoken counting when its BPE file is on disk, else an approximate counter.
+    """Exact tiktoken counting when its BPE file can be had, else an approximate counter.
 
-    The fallback warns once per process (``RuntimeWarning``) and never touches
-    the network.
+    The BPE file is read from disk, or fetched and cached by tiktoken on a
+    connected machine (see :mod:`ctxmgr.tokens.bpe`, which also says how to run
+    offline). When neither works, this returns :class:`ApproximateCounter` and
+    warns once per process (``RuntimeWarning``), pointing at the first line of
+    your code on the call stack.
 
     Args:
         model: the model name, to choose ``o200k_base`` or ``cl100k_base``.
 
     Returns:
-        a :class:`TiktokenCounter`, or an :class:`ApproximateCounter` offline.
+        a :class:`TiktokenCounter`, or an :class:`ApproximateCounter` without a BPE file.
     """
     global _fallback_warned
     try:
@@ -574,9 +355,6 @@ def default_counter(model: str | None = None) -> TokenCounter:
         with _fallback_lock:
             first, _fallback_warned = not _fallback_warned, True
         if first:
-            warnings.warn(
-                f"{exc} Counting tokens approximately (4 characters per token) instead.",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+            warn_caller(f"{exc} Counting tokens approximately (4 characters per token) "
+                        "instead.", RuntimeWarning)
         return ApproximateCounter()

@@ -1,0 +1,192 @@
+"""Reading and writing the command line's JSON files.
+
+Reading: any reason a file cannot be read (not UTF-8, not JSON, nested deeper
+than Python can parse, an integer over Python's 4,300-digit conversion limit)
+becomes one error line naming the file.
+
+Writing: output is valid JSON. Numbers JSON cannot hold (``NaN``, ``Infinity``,
+which Python's reader accepts in input) are written as ``null``, and the command
+says how many on stderr. Text holding lone surrogates (recorded tool output can)
+is written with ``\\u`` escapes. A file appears whole or not at all (a temporary
+file in the same folder, then a rename), keeps the mode of the file it replaces
+(a new one gets the usual mode under the umask), and every error names the path
+the user gave. :func:`check_output` checks an output path before any work is done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import secrets
+import stat
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ctxmgr.cli._common import UsageError
+
+if TYPE_CHECKING:
+    from ctxmgr.messages import Message
+    from ctxmgr.replay.trajectories import Trajectory
+
+__all__ = ["check_output", "json_text", "loads", "read_json", "read_messages",
+           "read_trajectories", "write_output", "write_text_file"]
+
+
+def read_json(path: str) -> Any:
+    """The JSON value in the file at ``path``.
+
+    Raises:
+        UsageError: the file is not UTF-8 JSON that Python can read (one line, naming it).
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as f:
+        blob = f.read()
+    try:
+        text = blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: cannot be read as utf-8 text ({exc.reason} at byte "
+                         f"{exc.start})") from None
+    return loads(text, path)
+
+
+def loads(text: str, where: str) -> Any:
+    """``json.loads`` with one-line errors that name ``where``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} "
+                         f"column {exc.colno})") from None
+    except RecursionError:
+        raise UsageError(f"{where}: JSON nested too deeply to read") from None
+    except ValueError as exc:  # an integer over Python's int/str conversion limit
+        raise UsageError(f"{where}: a number too long to read "
+                         f"({str(exc).split(';')[0]})") from None
+
+
+def _finite(value: Any, replaced: list[int]) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        replaced[0] += 1
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v, replaced) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v, replaced) for v in value]
+    return value
+
+
+def json_text(data: Any) -> tuple[str, int]:
+    """Readable, valid JSON for ``data``, and how many non-finite numbers became ``null``."""
+    replaced = [0]
+    data = _finite(data, replaced)
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+    return text, replaced[0]
+
+
+def check_output(path: str | None, flag: str) -> None:
+    """Fail now, not after the work, if ``path`` cannot be written (``flag`` names the option).
+
+    Raises:
+        UsageError: the path is a folder, or its folder is missing or not writable.
+    """
+    if not path:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a directory; give a file name")
+    if not os.path.isdir(folder):
+        raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: the folder {folder} is not writable")
+
+
+def write_output(data: Any, out: str | None, *, command: str) -> None:
+    """Write ``data`` as JSON to ``out`` (stdout when ``None``); see the module docstring."""
+    text, replaced = json_text(data)
+    if replaced:
+        print(f"ctxmgr {command}: note: {replaced} number(s) JSON cannot hold (NaN, Infinity) "
+              "written as null", file=sys.stderr)
+    if not out:
+        sys.stdout.write(text)
+        return
+    write_text_file(out, text)
+
+
+def write_text_file(out: str, text: str) -> None:
+    """Replace ``out`` with ``text`` atomically, keeping its mode; errors name ``out``."""
+    folder = os.path.dirname(os.path.abspath(out))
+    try:
+        mode = stat.S_IMODE(os.stat(out).st_mode)
+    except FileNotFoundError:
+        mode = None  # a new file: 0666 under the umask, as open() gives
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, out) from None
+    tmp = os.path.join(folder, f".{os.path.basename(out)}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, out) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
+            f.write(text)
+        os.replace(tmp, out)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, out) from None
+        raise
+
+
+def read_messages(path: str) -> list[Message]:
+    """OpenAI messages from a file (a list, or an object with a ``"messages"`` list),
+    with valid tool pairing.
+
+    Raises:
+        UsageError: not JSON, or not in either layout.
+        InvalidMessageError: a message that is not valid OpenAI chat format.
+        PairingError: a tool call without its result, or a result without its call.
+    """
+    from ctxmgr.convert import from_openai
+    from ctxmgr.pairing import assert_valid_pairing
+
+    data = read_json(path)
+    raw = data.get("messages") if isinstance(data, dict) else data
+    if not isinstance(raw, list):
+        raise UsageError(f"{path}: expected a list of messages or an object with a "
+                         "'messages' list")
+    try:
+        messages = from_openai(raw)
+    except RecursionError:
+        raise UsageError(f"{path}: a message nested too deeply to process") from None
+    assert_valid_pairing(messages)
+    return messages
+
+
+def read_trajectories(paths: list[str]) -> list[Trajectory]:
+    """Recorded runs from files or folders, each with valid tool pairing.
+
+    Raises:
+        UsageError: nothing found, or a run whose tool calls and results do not pair.
+        InvalidMessageError: a file that is not a trajectory (the message names it).
+        OSError: a file that cannot be read.
+    """
+    from ctxmgr.pairing import validate_pairing
+    from ctxmgr.replay.trajectories import load_trajectories
+
+    trajectories = load_trajectories(paths)
+    if not trajectories:
+        raise UsageError(f"no trajectories found in {', '.join(paths)}")
+    for t in trajectories:
+        broken = validate_pairing(t.messages)
+        if broken:
+            raise UsageError(f"{t.id}: broken tool pairing in the input: {broken[0]}"
+                             + (f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""))
+    return trajectories

@@ -1,0 +1,147 @@
+"""``ctxmgr replay PATH...``: replay recorded runs under context policies and compare them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens
+from ctxmgr.cli._io import check_output, write_output
+
+if TYPE_CHECKING:
+    from ctxmgr.replay import Policy, ReplayReport, Trajectory
+    from ctxmgr.replay.summarizer import FakeSummarizer
+    from ctxmgr.tokens import TokenCounter
+
+__all__ = ["HELP", "add_arguments", "run"]
+
+HELP = ("Replay recorded trajectories under context policies and compare their token "
+        "economics.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="trajectory files (.json, .jsonl, or a plain OpenAI messages list) "
+                        "or directories of them")
+    p.add_argument("--max-tokens", type=int, default=32_000,
+                   help="the context budget under test (default 32000)")
+    p.add_argument("--policy", action="extend", nargs="+", metavar="NAME",
+                   help="policies to compare (default: every one installed here; "
+                        "--list-policies shows them): none, ctxmgr, and the peers "
+                        "langchain_summarization, langchain_context_editing, "
+                        "langmem_summarize, llamaindex_memory, llamaindex_summary_buffer")
+    p.add_argument("--list-policies", action="store_true",
+                   help="list every known policy, whether it can run here and, if not, "
+                        "the extra to install; then exit")
+    p.add_argument("--summarizer", default="extractive",
+                   help="extractive (default): the shared deterministic fake summarizer "
+                        "(a fixed ~1,200-character answer); provider:model: a LangChain chat "
+                        "model (init_chat_model) answers every policy's summary requests")
+    p.add_argument("--json", metavar="OUT", help="write the report here as JSON "
+                                                  "(numbers JSON cannot hold become null)")
+    p.add_argument("--plot", metavar="OUT.png", help="write a PNG of prompt tokens per call "
+                                                     '(needs matplotlib: "ctxmgr[replay]")')
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxmgr.replay import PolicyContext, available_policies, create_policy
+    from ctxmgr.replay.summarizer import FakeSummarizer, ModelSummarizer
+    from ctxmgr.tokens import default_counter
+
+    if args.list_policies:
+        return _list_policies()
+    if not args.paths:
+        raise UsageError("give at least one trajectory PATH (or --list-policies)")
+    check_max_tokens(args.max_tokens)
+    if args.summarizer not in ("extractive", "fake") and ":" not in args.summarizer:
+        raise UsageError(f"--summarizer must be extractive or provider:model, got "
+                         f"{args.summarizer!r}")
+    check_output(args.json, "--json")
+    check_output(args.plot, "--plot")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError('--plot needs matplotlib: pip install "ctxmgr[replay]"') from None
+    from ctxmgr.cli._io import read_trajectories
+
+    trajectories = read_trajectories(args.paths)
+    names = list(dict.fromkeys(args.policy or available_policies()))
+    counter = default_counter()
+    if ":" in args.summarizer:
+        from ctxmgr.cli._summarizers import model_summarizer
+
+        summarizer: FakeSummarizer = ModelSummarizer(counter, model_summarizer(args.summarizer))
+    else:
+        summarizer = FakeSummarizer(counter)
+    context = PolicyContext(budget=args.max_tokens, counter=counter, summarizer=summarizer)
+    policies = [create_policy(n, context) for n in names]  # fails early on a missing extra
+    report = _run_with_progress(trajectories, policies, args.max_tokens, counter, summarizer)
+    _show(report, trajectories, args)
+    return EXIT_OK
+
+
+def _list_policies() -> int:
+    from ctxmgr.replay import policy_status
+
+    for name, problem in policy_status().items():
+        print(f"{name:<28} {'available' if problem is None else problem}")
+    return EXIT_OK
+
+
+def _run_with_progress(trajectories: Sequence[Trajectory], policies: Sequence[Policy],
+                       budget: int, counter: TokenCounter, summarizer: FakeSummarizer
+                       ) -> ReplayReport:
+    from ctxmgr.replay import count_model_calls, replay
+
+    try:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+    except ImportError:
+        return replay(trajectories, policies, budget=budget, counter=counter,
+                      summarizer=summarizer)
+    total = count_model_calls(trajectories) * len(policies)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("replaying", total=total)
+
+        def progress(policy: str, n: int) -> None:
+            bar.update(task, advance=n, description=f"replaying {policy}")
+
+        return replay(trajectories, policies, budget=budget, counter=counter,
+                      summarizer=summarizer, progress=progress)
+
+
+def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
+          args: argparse.Namespace) -> None:
+    """The table on stdout (rich when installed, else plain), then the files asked for."""
+    from ctxmgr.replay import count_model_calls
+    from ctxmgr.replay.report import format_table, print_table, save_plot
+
+    data = report.to_json()
+    title = (f"{len(trajectories)} trajectories, {count_model_calls(trajectories)} model "
+             f"calls, budget {args.max_tokens:,} tokens")
+    try:
+        print_table(data, title=title)
+    except ImportError:
+        print(format_table(data, title=title))
+    if args.json:
+        write_output(data, args.json, command="replay")
+        print(f"ctxmgr replay: wrote {args.json}", file=sys.stderr)
+    if args.plot:
+        save_plot(report, args.plot)
+        print(f"ctxmgr replay: wrote {args.plot}", file=sys.stderr)
+    failed = {n: b["aggregate"]["errors"] for n, b in data["policies"].items()
+              if b["aggregate"]["errors"]}
+    for name, count in failed.items():
+        print(f"ctxmgr replay: warning: policy {name} failed on {count} trajectory(ies); "
+              "see 'error' in the JSON rows", file=sys.stderr)
