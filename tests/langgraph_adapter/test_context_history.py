@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import copy
 
-import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from ctxmgr import InvalidMessageError, Message, ToolResultBlock, default_counter
+from ctxmgr import Message, ToolResultBlock, default_counter
 from ctxmgr_langgraph.convert import to_langchain
 from ctxmgr_langgraph.history import MessageCache
 
@@ -74,6 +73,9 @@ def test_a_message_written_as_several_tool_messages_is_kept_together() -> None:
     assert cache.to_langchain([again]) == parts
 
 
-def test_a_message_without_an_id_is_refused_with_the_reason() -> None:
-    with pytest.raises(InvalidMessageError, match="no id"):
-        MessageCache().to_neutral([HumanMessage(content="hi")])
+def test_a_message_without_an_id_gets_the_same_derived_id_every_time() -> None:
+    cache = MessageCache()
+    first = cache.to_neutral([HumanMessage(content="hi")])
+    again = cache.to_neutral([HumanMessage(content="hi")])
+    assert first == again and first[0].id
+    assert len(cache) == 0  # nothing to remember it by

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ctxmgr import InvalidMessageError, Message
+from ctxmgr import Message
 from ctxmgr_langgraph.convert import from_langchain, to_langchain
 
 try:
@@ -52,20 +52,16 @@ class MessageCache:
     def to_neutral(self, messages: Sequence[BaseMessage]) -> list[Message]:
         """ctxmgr messages for ``messages`` (ids kept), converting only what is new.
 
-        Raises:
-            InvalidMessageError: a message without an id (LangGraph's reducer gives
-                every message in the state one).
+        A message without an id (LangGraph's reducer gives every message in the state
+        one; a request may add some) gets the converter's content-derived id and is
+        converted on every call.
         """
         out: list[Message] = []
         run: list[BaseMessage] = []
         i, n = 0, len(messages)
         while i < n:
             lc = messages[i]
-            if not lc.id:
-                raise InvalidMessageError(
-                    f"message {i} ({lc.type}) has no id; ctxmgr matches the history by id, "
-                    "so hand it the messages as the graph state holds them", index=i)
-            hit = self._in.get(lc.id)
+            hit = self._in.get(lc.id) if lc.id else None
             if hit is not None and _same(hit[0], messages, i):
                 if run:
                     out.extend(self._convert_in(run))
@@ -90,11 +86,12 @@ class MessageCache:
                 parts.append(run[k])
                 k += 1
             entries.append((tuple(parts), m))
-        if k == len(run) and all(p and p[0].id == m.id for p, m in entries):
+        if k == len(run):  # the parts line up: remember each message that kept its id
             with self._lock:
                 _trim(self._in, self.max_entries)
                 for parts_, m in entries:
-                    self._in[m.id] = (parts_, m)
+                    if parts_ and parts_[0].id == m.id:
+                        self._in[m.id] = (parts_, m)
         return converted
 
     def to_langchain(self, messages: Sequence[Message]) -> list[BaseMessage]:
