@@ -27,6 +27,10 @@ CONTEXT_KEY = "ctxmgr"
 """The state key of ctxmgr's dict in every schema this package defines."""
 
 _DELTAS = ("archive_add", "archive_remove", "memos_add")
+_MERGED = ("reload_pages",)
+"""Keys whose dict value is merged key by key (an update adds entries)."""
+MAX_RELOAD_PAGES = 100
+"""Page sizes kept for ranges being reloaded (the oldest are dropped)."""
 
 
 def _archive_key(entry: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -37,7 +41,8 @@ def merge_context_state(left: Mapping[str, Any] | None,
                         right: Mapping[str, Any] | None) -> dict[str, Any]:
     """The reducer of the ``ctxmgr`` key: ``right`` is an update of ``left``.
 
-    A key of ``right`` replaces the same key of ``left``, except three change lists
+    A key of ``right`` replaces the same key of ``left`` (``reload_pages``, the page
+    size of each range being reloaded, is merged instead), except three change lists
     that are applied and not stored: ``archive_add`` (entries to add to the archive,
     replacing one with the same tool_use_id and message id), ``archive_remove``
     (entries to drop) and ``memos_add`` (memo elisions to add). ``None`` for a key
@@ -49,7 +54,10 @@ def merge_context_state(left: Mapping[str, Any] | None,
     for key, value in right.items():
         if key in _DELTAS:
             continue
-        if value is None:
+        if key in _MERGED and isinstance(value, Mapping):
+            merged = {**(out.get(key) or {}), **value}
+            out[key] = dict(list(merged.items())[-MAX_RELOAD_PAGES:])
+        elif value is None:
             out.pop(key, None)
         else:
             out[key] = value
