@@ -34,7 +34,7 @@ from langgraph_agents import (
 
 from ctxmgr import AutoContextConfig, Message, TokenCounter, default_counter, message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_langgraph import CONTEXT_KEY, RecordedRun
+from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware, RecordedRun
 from ctxmgr_langgraph.convert import from_langchain
 
 MAX_TOKENS = 10_000
@@ -243,3 +243,35 @@ def test_the_hook_hands_the_model_a_fresh_prompt_on_every_call(
         assert prompt
         assert [m.id for m in received if m.type != "system"] == [
             m.id for m in prompt if m.type != "system"]
+
+
+def test_a_request_rewritten_by_an_outer_middleware_is_compressed_view_only(
+        run: RecordedRun, counter: TokenCounter, caplog: pytest.LogCaptureFixture) -> None:
+    """Edits naming messages the state lacks are not persisted (``add_messages`` would
+    raise on them); the model still gets a compressed, well-paired prompt."""
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.messages import ToolMessage
+
+    class Copies(AgentMiddleware):
+        """Hands on copies of the tool results under new ids."""
+
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            messages = [m.model_copy(update={"id": f"{m.id}-copy"})
+                        if isinstance(m, ToolMessage) else m for m in request.messages]
+            return handler(request.override(messages=messages))
+
+    caplog.set_level(logging.WARNING, logger="ctxmgr_langgraph")
+    checker = checker_for(counter)
+    model = run.model(on_call=checker)
+    checker.model = model
+    context = ContextMiddleware(CONFIG, reserve_output_tokens=RESERVE, on_event=checker.on_event)
+    agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
+                         middleware=[Copies(), context], checkpointer=InMemorySaver())
+    checker.reload = reloader(Agent(agent, model, context.engine, context, "create_agent"),
+                              "t1")
+    agent.invoke({"messages": run.inputs()}, thread("t1"))
+    assert len(checker.applied()) >= 3 and checker.peak <= MAX_TOKENS
+    assert "kept view-only" in caplog.text
+    state = agent.get_state(thread("t1")).values["messages"]
+    assert sum(isinstance(m, ToolMessage) for m in state) == len(run.answers)

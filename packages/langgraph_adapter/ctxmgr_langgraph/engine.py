@@ -286,7 +286,7 @@ class ContextEngine:
 
     def prepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None, *,
                 session: str, store: Store, overhead: int,
-                persistable: Iterable[str] | None = None) -> PreparedCall:
+                state_messages: Sequence[BaseMessage] | None = None) -> PreparedCall:
         """Compress if needed and build the prompt and the state update.
 
         Args:
@@ -295,8 +295,9 @@ class ContextEngine:
             session, store: from :meth:`session_of` and :meth:`store_for`.
             overhead: :meth:`overhead_tokens` of what the request sends besides
                 ``messages`` (the answer's reserve is added here).
-            persistable: ids that exist in the state's ``messages`` (default: all of
-                ``messages``); a compression naming other ids stays view-only.
+            state_messages: the state's ``messages`` when ``messages`` may differ from
+                them (a request an outer middleware rewrote); a compression naming
+                messages the state lacks then stays view-only.
 
         Raises:
             ContextOverflowError: over the window after every strategy.
@@ -304,11 +305,11 @@ class ContextEngine:
         context = context or {}
         processor, neutral, scaled = self._begin(messages, context, session, store, overhead)
         result = processor.process(neutral, context.get("compression"), overhead_tokens=scaled)
-        return self._finish(result, context, session, processor, overhead, scaled, persistable)
+        return self._finish(result, context, session, processor, overhead, scaled, state_messages)
 
     async def aprepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None,
                        *, session: str, store: Store, overhead: int,
-                       persistable: Iterable[str] | None = None) -> PreparedCall:
+                       state_messages: Sequence[BaseMessage] | None = None) -> PreparedCall:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
         context = context or {}
         processor, neutral, scaled = self._begin(messages, context, session, store, overhead)
@@ -319,7 +320,7 @@ class ContextEngine:
                                              overhead_tokens=scaled)
         else:
             result = await processor.aprocess(neutral, state, overhead_tokens=scaled)
-        return self._finish(result, context, session, processor, overhead, scaled, persistable)
+        return self._finish(result, context, session, processor, overhead, scaled, state_messages)
 
     def _begin(self, messages: Sequence[BaseMessage], context: Mapping[str, Any],
                session: str, store: Store, overhead: int
@@ -333,8 +334,8 @@ class ContextEngine:
 
     def _finish(self, result: ProcessResult, context: Mapping[str, Any], session: str,
                 processor: ContextProcessor, overhead: int, scaled: int,
-                persistable: Iterable[str] | None) -> PreparedCall:
-        update = self._persisted(result, None if persistable is None else set(persistable))
+                state_messages: Sequence[BaseMessage] | None) -> PreparedCall:
+        update = self._persisted(result, state_messages)
         changes: dict[str, Any] = {}
         before = context.get("compression")
         if result.state != before and (before or result.state.get("stand_ins")):
@@ -350,8 +351,12 @@ class ContextEngine:
                             context=changes, result=result, sent_tokens=sent,
                             session=session)
 
-    def _persisted(self, result: ProcessResult, allowed: set[str] | None) -> list[BaseMessage]:
+    def _persisted(self, result: ProcessResult, state_messages: Sequence[BaseMessage] | None
+                   ) -> list[BaseMessage]:
         """The ``messages`` update that applies ``result.edits`` through ``add_messages``."""
+        if not result.edits:
+            return []
+        allowed = None if state_messages is None else {m.id for m in state_messages}
         update: list[BaseMessage] = []
         for edit in result.edits:
             ids = [i for mid in edit.ids for i in self.cache.langchain_ids(mid)]

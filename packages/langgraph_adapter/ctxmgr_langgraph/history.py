@@ -58,14 +58,22 @@ class MessageCache:
         """
         out: list[Message] = []
         run: list[BaseMessage] = []
+        known = self._in
         i, n = 0, len(messages)
         while i < n:
             lc = messages[i]
-            hit = self._in.get(lc.id) if lc.id else None
-            if hit is not None and _same(hit[0], messages, i):
+            hit = known.get(lc.id) if lc.id else None
+            if hit is not None and not run and hit[0][0] is lc and len(hit[0]) == 1:
+                out.append(hit[1])  # the common case: the very object seen last time
+                i += 1
+                continue
+            same = _same(hit[0], messages, i) if hit is not None else None
+            if hit is not None and same is not None:
                 if run:
                     out.extend(self._convert_in(run))
                     run = []
+                if not same:  # equal, not identical (restored): remember the new objects
+                    self._in[hit[1].id] = (tuple(messages[i:i + len(hit[0])]), hit[1])
                 out.append(hit[1])
                 i += len(hit[0])
             else:
@@ -127,14 +135,19 @@ class MessageCache:
         return len(self._in)
 
 
-def _same(parts: Parts, messages: Sequence[BaseMessage], i: int) -> bool:
+def _same(parts: Parts, messages: Sequence[BaseMessage], i: int) -> bool | None:
+    """``True`` when ``messages`` holds ``parts`` at ``i`` (the same objects), ``False``
+    when it holds equal ones, ``None`` when it does not."""
     if i + len(parts) > len(messages):
-        return False
+        return None
+    identical = True
     for k, p in enumerate(parts):
         m = messages[i + k]
-        if m is not p and m != p:
-            return False
-    return True
+        if m is not p:
+            if m != p:
+                return None
+            identical = False
+    return identical
 
 
 def _trim(table: dict[str, Any], limit: int) -> None:

@@ -121,7 +121,7 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
             "session": self.engine.session_of(None, runtime),
             "store": self.engine.store_for(getattr(runtime, "store", None)),
             "overhead": self.engine.overhead_tokens(request.system_message, request.tools),
-            "persistable": [m.id for m in state.get("messages", ()) if m.id],
+            "state_messages": state.get("messages", ()),
         }
 
     def wrap_model_call(
