@@ -265,3 +265,34 @@ def test_a_bad_option_is_refused_when_the_middleware_is_built(options: dict[str,
 
     with pytest.raises(ConfigError, match=message):
         ContextMiddleware(AutoContextConfig(max_tokens=64_000), **options)
+
+
+# --- the same round trip through the hook and the node ---------------------------------
+
+
+@pytest.mark.parametrize("style", ["create_agent", "react_hook", "state_graph"])
+def test_archive_and_memo_reach_state_and_store_in_every_integration(
+        style: str, swe_trajectories: list[Any]) -> None:
+    from langgraph_agents import build
+
+    from ctxmgr_langgraph import RecordedRun
+
+    trajectory = next(t for t in swe_trajectories if "django-11099" in t.id)
+    run_ = RecordedRun.from_messages(trajectory.messages)
+    first = run_.answer_messages()[0]
+    call_id = first.tool_calls[0]["id"]
+    answers = [first,
+               call("message_archiving", {"action": "archive", "tool_use_ids": [call_id]},
+                    "arch", 1),
+               call("memo", {"action": "write", "key": "plan", "summary": "the plan",
+                             "content": "reproduce, then fix the regex"}, "memo", 2),
+               "done"]
+    agent = build(style, run_, config=AutoContextConfig(max_tokens=64_000), answers=answers,
+                  checkpointer=InMemorySaver(), message_archiving=True, memo=True)
+    agent.graph.invoke(agent.inputs(run_), {"configurable": {"thread_id": "t"}})
+    after_archive, after_memo = agent.model.received[2:4]
+    assert tool_message(after_archive, call_id).content == archive_placeholder(call_id)
+    [write] = [m for m in after_memo if isinstance(m, AIMessage) and m.id == "ai-2"]
+    assert write.tool_calls[0]["args"]["content"].startswith("[PLACEHOLDER")
+    assert "memo" in {t["function"]["name"] for t in map(convert_to_openai_tool,
+                                                           agent.model.bound_tools)}
