@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.messages import (
@@ -118,3 +119,14 @@ def expand(messages: Sequence[Message],
 def expand_one(store: OffloadStore, m: Message) -> list[Message]:
     """The original messages behind the stand-in ``m``, reloading nested stand-ins too."""
     return expand(store.load(str(m.metadata["ctxmgr"]["offload_id"])), store)
+
+
+def plain_window(**kw: Any) -> AutoContextConfig:
+    """A config whose budget is the whole window and that keeps no working set: the
+    strategies' own mechanics, as hand-made histories were sized for them. (The
+    defaults hold back a reserve for the answer and a safety margin, and keep the last
+    tool results verbatim; tests of those use ``AutoContextConfig`` itself.)"""
+    base: dict[str, Any] = {"reserve_output_tokens": 0, "safety_margin": 0.0,
+                            "keep_tool_results": 0}
+    base.update(kw)
+    return AutoContextConfig(**base)

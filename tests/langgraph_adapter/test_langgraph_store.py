@@ -22,10 +22,13 @@ from store_conformance import NS, StoreConformance
 import ctxmgr_langgraph
 import ctxmgr_langgraph.store as store_module
 from ctxmgr import (
+    AutoContextConfig,
+    AutoContextMemory,
     ConfigError,
     FileStore,
     InMemoryStore,
     MemoStore,
+    Message,
     Namespace,
     OffloadStore,
     Store,
@@ -231,6 +234,24 @@ def test_offloads_and_memos_of_an_async_store_work_from_sync_code_in_a_thread(
     offload_id, loaded, memo = asyncio.run(app())
     assert loaded == [message_to_dict(m) for m in messages]
     assert memo == "step 1"
+
+
+@pytest.mark.parametrize("backend", ASYNC_ONLY, indirect=True)
+def test_autocontext_memory_on_an_async_store_compresses_from_a_thread_inside_its_loop(
+        backend: Backend, swe_trajectories: list[Trajectory]) -> None:
+    run = max(swe_trajectories, key=lambda t: len(t.messages))
+    memory = AutoContextMemory(AutoContextConfig(max_tokens=16_000),
+                               store=LangGraphStore(backend.base), session="thread-1")
+    memory.add(run.messages)
+
+    async def in_the_graphs_loop() -> list[list[Message]]:
+        events = await asyncio.to_thread(memory.compress_if_needed)
+        assert events
+        return [await asyncio.to_thread(memory.reload, e.offload_id) for e in events]
+
+    originals = backend.run(in_the_graphs_loop())
+    by_id = {m.id: m for m in run.messages}
+    assert all(m == by_id[m.id] for batch in originals for m in batch)
 
 
 # --- ctxmgr's own stores on every backend --------------------------------------------

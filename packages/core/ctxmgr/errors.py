@@ -121,6 +121,6 @@ class ContextOverflowError(CtxmgrError):
         callers keep it rather than redo it."""
         super().__init__(
             f"prompt is {tokens} tokens after compression, {self.excess} over the "
-            f"{limit}-token window; raise max_tokens, pin fewer messages or enable "
-            "more strategies"
+            f"{limit}-token budget (the window less the answer reserve and the safety "
+            "margin); what is left is pinned: raise max_tokens or pin fewer messages"
         )

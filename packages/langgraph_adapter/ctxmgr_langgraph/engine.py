@@ -26,6 +26,7 @@ thread id.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import logging
@@ -35,7 +36,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ctxmgr import (
     ArchiveState,
@@ -152,26 +153,22 @@ class ContextEngine:
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
         context_reload: bool = True,
-        reserve_output_tokens: int | None = None,
+        reserve_output_tokens: int | Literal["auto"] | None = None,
         calibrate: bool = True,
         guidance: bool = True,
         max_memos: int | None = None,
         on_event: EventCallback | None = None,
     ) -> None:
-        self.config = config or AutoContextConfig()
-        if not isinstance(self.config, AutoContextConfig):
+        config = config or AutoContextConfig()
+        if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r}")
+        if reserve_output_tokens is not None:  # validated by the config itself
+            config = dataclasses.replace(config, reserve_output_tokens=reserve_output_tokens)
+        self.config = config
         self.counter = counter or default_counter()
         self.summarizer = _summarizer(summarizer)
         self.settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
         self.context_reload = bool(context_reload)
-        if reserve_output_tokens is None:
-            reserve_output_tokens = min(4096, self.config.max_tokens // 10)
-        if (isinstance(reserve_output_tokens, bool) or not isinstance(reserve_output_tokens, int)
-                or not 0 <= reserve_output_tokens < self.config.max_tokens):
-            raise ConfigError("reserve_output_tokens must be an int in [0, max_tokens), got "
-                              f"{reserve_output_tokens!r}")
-        self.reserve_output_tokens = reserve_output_tokens
         self.calibrate = bool(calibrate)
         self.project = project if project is not None else project_dir_name()
         Namespace(self.project, DEFAULT_SESSION, "offload")  # a clear error now, not at 1st call
@@ -294,7 +291,8 @@ class ContextEngine:
             context: ctxmgr's dict from the state (``None`` at first).
             session, store: from :meth:`session_of` and :meth:`store_for`.
             overhead: :meth:`overhead_tokens` of what the request sends besides
-                ``messages`` (the answer's reserve is added here).
+                ``messages`` (the answer's reserve is the config's, kept out of the
+                prompt budget by the processor).
             state_messages: the state's ``messages`` when ``messages`` may differ from
                 them (a request an outer middleware rewrote); a compression naming
                 messages the state lacks then stays view-only.
@@ -330,7 +328,7 @@ class ContextEngine:
         processor = self.processor(store, session, ratio)
         neutral = self.cache.to_neutral(messages)
         scaled = overhead if ratio == 1.0 else math.ceil(overhead * ratio)
-        return processor, neutral, scaled + self.reserve_output_tokens
+        return processor, neutral, scaled
 
     def _finish(self, result: ProcessResult, context: Mapping[str, Any], session: str,
                 processor: ContextProcessor, overhead: int, scaled: int,
@@ -417,17 +415,15 @@ class ContextEngine:
         view = self.cache.to_neutral(messages)
         overhead = context.get("overhead")
         if isinstance(overhead, bool) or not isinstance(overhead, int):
-            overhead = self.reserve_output_tokens
+            overhead = 0
         used = processor.counter.count_messages(processor.prompt_for(view)) + overhead
-        room = int(self.config.max_tokens * self.config.token_ratio) - used
-        return max(room, self.min_reload_page)
+        return max(self.config.trigger_tokens - used, self.min_reload_page)
 
     @property
     def min_reload_page(self) -> int:
         """The smallest ``context_reload`` page, in tokens: half the room between the
         compression target and the trigger, which a compression frees at least."""
-        headroom = self.config.max_tokens * (self.config.token_ratio - self.config.target_ratio)
-        return max(256, int(headroom / 2))
+        return max(256, (self.config.trigger_tokens - self.config.target_tokens) // 2)
 
     # -- calibration -------------------------------------------------------------------
 

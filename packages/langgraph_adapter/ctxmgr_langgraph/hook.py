@@ -24,7 +24,7 @@ counted already). It runs sync under ``invoke`` / ``stream`` and async under
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
 from ctxmgr import AutoContextConfig, Store, TokenCounter
 from ctxmgr.autocontext.events import EventCallback
@@ -77,7 +77,7 @@ class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
         context_reload: bool = True,
-        reserve_output_tokens: int | None = None,
+        reserve_output_tokens: int | Literal["auto"] | None = None,
         calibrate: bool = True,
         guidance: bool = True,
         max_memos: int | None = None,

@@ -22,7 +22,7 @@ state or in the offload store, reloadable with ``context_reload``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, NotRequired, cast
+from typing import Annotated, Any, Literal, NotRequired, cast
 
 from ctxmgr import AutoContextConfig, Store, TokenCounter
 from ctxmgr.autocontext.events import EventCallback
@@ -72,8 +72,8 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
             ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` from the environment or
             ``.env`` (off when unset).
         context_reload: offer the ``context_reload`` tool (default on).
-        reserve_output_tokens: room kept for the answer; default the smaller of
-            4,096 and a tenth of ``max_tokens``.
+        reserve_output_tokens: room kept for the answer; overrides the config's
+            (``"auto"``: an eighth of ``max_tokens``, at most 4,096).
         calibrate: scale counts by the model's reported ``usage_metadata`` input
             tokens, so budgets hold when its tokenizer is not tiktoken's.
         guidance: tell the model, in a system message, when to archive and to
@@ -96,7 +96,7 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
         context_reload: bool = True,
-        reserve_output_tokens: int | None = None,
+        reserve_output_tokens: int | Literal["auto"] | None = None,
         calibrate: bool = True,
         guidance: bool = True,
         max_memos: int | None = None,

@@ -54,22 +54,37 @@ def test_default_prompts_are_the_shipped_per_strategy_prompts() -> None:
         assert "exact arguments" in prompt and "error messages" in prompt
 
 
-def test_strategy_names_number_the_six_strategies_cheapest_first() -> None:
+def test_strategy_names_number_the_strategies_cheapest_first() -> None:
     assert STRATEGY_NAMES == {1: "tool_runs", 2: "offload_protected", 3: "offload_all",
-                              4: "previous_rounds", 5: "current_large", 6: "current_round"}
+                              4: "previous_rounds", 5: "current_large", 6: "current_round",
+                              7: "offload_working_set"}
 
 
 # ---------------------------------------------------------------- derived budgets
 
 
-def test_trigger_and_target_derive_from_max_tokens() -> None:
+def test_trigger_and_target_derive_from_the_budget() -> None:
     cfg = AutoContextConfig()
-    assert cfg.trigger_tokens == 76_800
-    assert cfg.target_tokens == 19_200
+    # 128,000 less a 4,096-token reserve for the answer, less the 5 % safety margin
+    assert cfg.reserve_tokens == 4096 and cfg.budget_tokens == 117_708
+    assert cfg.trigger_tokens == int(117_708 * 0.6)
+    assert cfg.target_tokens == int(117_708 * 0.15)
+
+
+@pytest.mark.parametrize(("window", "reserve"), [(4000, 500), (16_000, 2000), (32_000, 4000),
+                                                 (40_000, 4096)])
+def test_the_answer_reserve_scales_with_small_windows(window: int, reserve: int) -> None:
+    assert AutoContextConfig(max_tokens=window).reserve_tokens == reserve
+
+
+def test_a_reserve_that_leaves_no_prompt_is_refused() -> None:
+    with pytest.raises(ConfigError, match="reserve_output_tokens must leave room"):
+        AutoContextConfig(max_tokens=1000, reserve_output_tokens=1000)
 
 
 def test_derived_budgets_round_down_to_whole_tokens() -> None:
-    cfg = AutoContextConfig(max_tokens=1001, token_ratio=0.75, target_ratio=0.5)
+    cfg = AutoContextConfig(max_tokens=1001, token_ratio=0.75, target_ratio=0.5,
+                            reserve_output_tokens=0, safety_margin=0)
     assert (cfg.trigger_tokens, cfg.target_tokens) == (750, 500)
 
 
@@ -102,6 +117,7 @@ def test_every_field_is_overridable() -> None:
         max_tokens=32_000, token_ratio=0.9, msg_threshold=40, target_ratio=0.4, last_keep=10,
         large_payload_threshold=1000, offload_preview_chars=50,
         min_consecutive_tool_messages=3, min_compression_tokens=0,
+        reserve_output_tokens=0, safety_margin=0, keep_tool_results=5,
         current_round_compression_ratio=0.2, summary_input_chars=500, summary_timeout_s=1.5,
         disabled_strategies={6}, never_compress_tools={"read_skill"}, pinned_ids={"m1"},
         tool_run_prompt="a", previous_round_prompt="b", current_large_prompt="c",
@@ -134,8 +150,9 @@ def test_collections_are_normalised_to_frozensets() -> None:
 def test_boundary_values_are_accepted() -> None:
     cfg = AutoContextConfig(token_ratio=1.0, target_ratio=1.0,
                             current_round_compression_ratio=1.0, last_keep=0,
-                            offload_preview_chars=0, min_compression_tokens=0)
-    assert cfg.trigger_tokens == cfg.max_tokens == cfg.target_tokens
+                            offload_preview_chars=0, min_compression_tokens=0,
+                            reserve_output_tokens=0, safety_margin=0, keep_tool_results=0)
+    assert cfg.trigger_tokens == cfg.max_tokens == cfg.target_tokens == cfg.budget_tokens
 
 
 # ---------------------------------------------------------------- value object
@@ -154,7 +171,7 @@ def test_config_is_keyword_only() -> None:
 
 def test_replace_revalidates() -> None:
     cfg = AutoContextConfig()
-    assert dataclasses.replace(cfg, max_tokens=8000).trigger_tokens == 4800
+    assert dataclasses.replace(cfg, max_tokens=8000).trigger_tokens == int(7000 * 0.95 * 0.6)
     with pytest.raises(ConfigError):
         dataclasses.replace(cfg, token_ratio=0)
 
@@ -212,9 +229,9 @@ def test_target_ratio_may_not_exceed_token_ratio() -> None:
         AutoContextConfig(token_ratio=0.5, target_ratio=0.6)
 
 
-@pytest.mark.parametrize("bad", [{0}, {7}, {1, 9}])
-def test_disabled_strategies_must_be_numbers_one_to_six(bad: set[int]) -> None:
-    with pytest.raises(ConfigError, match=r"disabled_strategies must hold numbers 1-6"):
+@pytest.mark.parametrize("bad", [{0}, {8}, {1, 9}])
+def test_disabled_strategies_must_be_numbers_one_to_seven(bad: set[int]) -> None:
+    with pytest.raises(ConfigError, match=r"disabled_strategies must hold numbers 1-7"):
         AutoContextConfig(disabled_strategies=bad)
 
 
@@ -255,7 +272,7 @@ def test_a_size_given_as_a_number_is_used_as_given_on_any_window() -> None:
 def test_repr_shows_the_effective_values() -> None:
     text = repr(AutoContextConfig(max_tokens=16_000))
     assert "large_payload_threshold='auto'" in text
-    assert "effective: trigger_tokens=9600, target_tokens=2400" in text
+    assert "effective: reserve_tokens=2000, budget_tokens=13300, trigger_tokens=7980" in text
     assert "large_chars=2000, preview_chars=200, min_range_tokens=3200" in text
     assert "_prompt" not in text  # the long prompts stay out unless customised
 

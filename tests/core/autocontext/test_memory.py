@@ -12,9 +12,8 @@ from pathlib import Path
 
 import builders
 import pytest
-from builders import LARGE, C, dicts, expand
+from builders import LARGE, C, dicts, expand, plain_window
 
-from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE
@@ -41,7 +40,7 @@ def two_rounds() -> list[Message]:
 
 
 def memory(**kw: object) -> AutoContextMemory:
-    cfg = kw.pop("config", None) or AutoContextConfig(max_tokens=12_000, target_ratio=0.3,
+    cfg = kw.pop("config", None) or plain_window(max_tokens=12_000, target_ratio=0.3,
                                                       last_keep=6)
     return AutoContextMemory(cfg, counter=C, **kw)  # type: ignore[arg-type]
 
@@ -97,7 +96,7 @@ def test_default_summarizer_is_extractive_and_none_disables_llm_strategies() -> 
 
 
 def test_compress_if_needed_does_nothing_below_the_trigger() -> None:
-    mem = memory(config=AutoContextConfig(max_tokens=100_000))
+    mem = memory(config=plain_window(max_tokens=100_000))
     mem.add(two_rounds())
     assert not mem.needs_compression()
     assert mem.compress_if_needed() == [] and mem.events == []
@@ -131,7 +130,7 @@ def test_each_call_returns_its_own_events_and_memory_keeps_them_all() -> None:
 
 
 def test_force_compresses_below_the_trigger() -> None:
-    mem = memory(config=AutoContextConfig(max_tokens=20_000, token_ratio=0.75, last_keep=6))
+    mem = memory(config=plain_window(max_tokens=20_000, token_ratio=0.75, last_keep=6))
     mem.add(two_rounds())
     assert not mem.needs_compression() and mem.compress_if_needed() == []
     assert mem.compress_if_needed(force=True)
@@ -154,7 +153,7 @@ def test_acompress_if_needed_matches_compress_if_needed() -> None:
 
 def test_compressed_summaries_are_never_counted_as_final_answers() -> None:
     # one long task with no final answer yet: strategy 1 summarizes its older tool calls
-    mem = memory(config=AutoContextConfig(max_tokens=12_000, last_keep=6))
+    mem = memory(config=plain_window(max_tokens=12_000, last_keep=6))
     mem.add([text_message("system", "agent", id="sys"), text_message("user", "task", id="u1"),
              *groups("a", 10, LARGE)])
     events = mem.compress_if_needed()
@@ -167,7 +166,7 @@ def test_compressed_summaries_are_never_counted_as_final_answers() -> None:
 
 
 def test_a_round_ending_in_a_summary_is_not_a_finished_round() -> None:
-    mem = memory(config=AutoContextConfig(max_tokens=12_000, last_keep=2,
+    mem = memory(config=plain_window(max_tokens=12_000, last_keep=2,
                                           min_compression_tokens=0))
     mem.add(two_rounds())
     mem.add(text_message("assistant", "second answer", id="f2"))
@@ -285,7 +284,7 @@ def overflowing() -> list[Message]:
 
 
 def test_overflow_raises_with_tokens_limit_and_excess() -> None:
-    mem = memory(config=AutoContextConfig(max_tokens=2000, last_keep=0))
+    mem = memory(config=plain_window(max_tokens=2000, last_keep=0))
     mem.add(overflowing())
     with pytest.raises(ContextOverflowError) as info:
         mem.compress_if_needed()
@@ -294,7 +293,7 @@ def test_overflow_raises_with_tokens_limit_and_excess() -> None:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_after_an_overflow_the_recorded_events_match_the_working_view(mode: str) -> None:
-    mem = memory(config=AutoContextConfig(max_tokens=2000, last_keep=0))
+    mem = memory(config=plain_window(max_tokens=2000, last_keep=0))
     mem.add(overflowing())
     with pytest.raises(ContextOverflowError):
         if mode == "sync":

@@ -12,7 +12,7 @@ from functools import partial
 
 import builders
 import pytest
-from builders import LARGE, SMALL, C, answer, dicts, expand, system, user
+from builders import LARGE, SMALL, C, answer, dicts, expand, plain_window, system, user
 
 from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
@@ -78,7 +78,7 @@ class Recording:
 
 def test_below_the_trigger_nothing_changes_and_nothing_is_offloaded() -> None:
     h = [system(), user("task", "u1"), *groups("a", 4, LARGE)]
-    cfg = AutoContextConfig(max_tokens=100_000)
+    cfg = plain_window(max_tokens=100_000)
     res, store, events = run(h, cfg)
     assert res.triggered is False
     assert res.messages == h and res.events == [] and events == []
@@ -89,8 +89,8 @@ def test_below_the_trigger_nothing_changes_and_nothing_is_offloaded() -> None:
 def test_the_token_trigger_fires_at_max_tokens_times_token_ratio() -> None:
     h = [system(), user("task", "u1"), *groups("a", 4, LARGE)]
     tokens = C.count_messages(h)
-    at = AutoContextConfig(max_tokens=tokens, token_ratio=1.0, last_keep=0)
-    above = AutoContextConfig(max_tokens=tokens + 1, token_ratio=1.0, last_keep=0)
+    at = plain_window(max_tokens=tokens, token_ratio=1.0, last_keep=0)
+    above = plain_window(max_tokens=tokens + 1, token_ratio=1.0, last_keep=0)
     assert needs_compression(tokens, len(h), at) and not needs_compression(tokens, len(h), above)
     assert run(h, at)[0].triggered is True
     assert run(h, above)[0].triggered is False
@@ -98,16 +98,16 @@ def test_the_token_trigger_fires_at_max_tokens_times_token_ratio() -> None:
 
 def test_the_count_trigger_fires_at_msg_threshold() -> None:
     h = [system(), user("task", "u1"), *groups("a", 4, SMALL)]
-    assert needs_compression(1, len(h), AutoContextConfig(msg_threshold=len(h)))
-    assert not needs_compression(1, len(h), AutoContextConfig(msg_threshold=len(h) + 1))
-    res, _, _ = run(h, AutoContextConfig(msg_threshold=len(h)))
+    assert needs_compression(1, len(h), plain_window(msg_threshold=len(h)))
+    assert not needs_compression(1, len(h), plain_window(msg_threshold=len(h) + 1))
+    res, _, _ = run(h, plain_window(msg_threshold=len(h)))
     assert res.triggered is True
 
 
 def test_a_count_trigger_shrinks_the_count_below_the_goal_with_range_strategies_only() -> None:
     h = [system(), user("task", "u1"), answer("A" * LARGE, "f0"), user("go on", "u2"),
          *groups("a", 15, SMALL)]
-    cfg = AutoContextConfig(max_tokens=100_000, msg_threshold=30, last_keep=0,
+    cfg = plain_window(max_tokens=100_000, msg_threshold=30, last_keep=0,
                             min_compression_tokens=0)
     assert C.count_messages(h) < cfg.target_tokens and len(h) >= 30
     res, _, _ = run(h, cfg)
@@ -120,7 +120,7 @@ def test_a_count_trigger_shrinks_the_count_below_the_goal_with_range_strategies_
 
 def test_force_compresses_below_the_trigger() -> None:
     h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("next", "u2")]
-    cfg = AutoContextConfig(max_tokens=2800, last_keep=0)  # trigger 2,100, target 1,400
+    cfg = plain_window(max_tokens=2800, last_keep=0)  # trigger 2,100, target 1,400
     assert cfg.target_tokens < C.count_messages(h) < cfg.trigger_tokens
     assert run(h, cfg)[0].events == []
     res, _, _ = run(h, cfg, force=True)
@@ -132,7 +132,7 @@ def test_force_compresses_below_the_trigger() -> None:
 
 def test_strategies_run_cheapest_first_until_the_target() -> None:
     h = mixed_history()
-    cfg = AutoContextConfig(max_tokens=12_000, token_ratio=0.75, target_ratio=0.5, last_keep=10)
+    cfg = plain_window(max_tokens=12_000, token_ratio=0.75, target_ratio=0.5, last_keep=10)
     res, store, _ = run(h, cfg)
     applied = [e.strategy for e in res.events if e.status == "applied"]
     assert applied == sorted(applied)
@@ -146,7 +146,7 @@ def test_an_offload_that_suffices_never_calls_the_summarizer() -> None:
     h = [system(), user("task", "u1")]
     for k in range(3):  # short rounds: no tool run long enough for strategy 1
         h += [*group(f"a{k}", LARGE), answer("done", f"f{k}"), user(f"q{k}", f"u{k + 2}")]
-    cfg = AutoContextConfig(max_tokens=5000, last_keep=0)
+    cfg = plain_window(max_tokens=5000, last_keep=0)
     assert C.count_messages(h) >= cfg.trigger_tokens
     summarizer = Recording()
     res, _, _ = run(h, cfg, summarizer=summarizer)
@@ -163,7 +163,7 @@ def test_compression_stops_as_soon_as_the_target_is_reached() -> None:
                for m in results]
     total = C.count_messages(h)
     after_three = total - sum(savings[:3])
-    cfg = AutoContextConfig(max_tokens=2 * (after_three + 1), token_ratio=0.75, target_ratio=0.5,
+    cfg = plain_window(max_tokens=2 * (after_three + 1), token_ratio=0.75, target_ratio=0.5,
                             last_keep=0)  # target just above
     assert cfg.trigger_tokens <= total < cfg.max_tokens
     res, _, _ = run(h, cfg)
@@ -176,7 +176,7 @@ def test_compression_stops_as_soon_as_the_target_is_reached() -> None:
 
 def test_over_the_target_but_inside_the_window_returns_without_error() -> None:
     h = [system("S" * 10_000), user("task", "u1"), answer("ok", "f1"), user("next", "u2")]
-    cfg = AutoContextConfig(max_tokens=3000)  # trigger 2,250 < ~2,530 pinned tokens < 3,000
+    cfg = plain_window(max_tokens=3000)  # trigger 2,250 < ~2,530 pinned tokens < 3,000
     res, _, _ = run(h, cfg)
     assert res.triggered and res.events == [] and res.tokens > cfg.trigger_tokens
 
@@ -184,7 +184,7 @@ def test_over_the_target_but_inside_the_window_returns_without_error() -> None:
 def test_nothing_left_to_do_once_the_loop_ends_above_the_target() -> None:
     h = [system("S" * 14_000), user("task", "u1"), *groups("a", 4, LARGE), answer("ok", "f1"),
          user("next", "u2")]
-    cfg = AutoContextConfig(max_tokens=6000, last_keep=0, min_compression_tokens=0)
+    cfg = plain_window(max_tokens=6000, last_keep=0, min_compression_tokens=0)
     res, store, _ = run(h, cfg)
     assert res.events  # the tool run went, but the pinned system prompt alone is 3,500 tokens
     assert res.tokens > cfg.target_tokens
@@ -198,7 +198,7 @@ def test_nothing_left_to_do_once_the_loop_ends_above_the_target() -> None:
 
 def test_overflow_error_says_tokens_limit_and_excess() -> None:
     h = [system("S" * 8000), user("task", "u1")]
-    cfg = AutoContextConfig(max_tokens=1000)
+    cfg = plain_window(max_tokens=1000)
     with pytest.raises(ContextOverflowError) as info:
         run(h, cfg)
     err = info.value
@@ -206,13 +206,13 @@ def test_overflow_error_says_tokens_limit_and_excess() -> None:
     assert err.tokens == C.count_messages(h) and err.limit == 1000
     assert err.excess == err.tokens - 1000 > 0
     assert f"{err.tokens} tokens" in str(err) and f"{err.excess} over" in str(err)
-    assert "1000-token window" in str(err)
+    assert "-token budget" in str(err)
 
 
 def test_overflow_is_raised_only_after_every_strategy_was_tried() -> None:
     h = [system("S" * 8000), user("task", "u1"), *group("a0", LARGE), answer("ok", "f1"),
          user("next", "u2")]
-    cfg = AutoContextConfig(max_tokens=1500, last_keep=0)
+    cfg = plain_window(max_tokens=1500, last_keep=0)
     events: list[CompressionEvent] = []
     with pytest.raises(ContextOverflowError) as info:
         compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
@@ -226,7 +226,7 @@ def test_overflow_is_raised_only_after_every_strategy_was_tried() -> None:
 
 def test_events_carry_real_token_counts_step_by_step() -> None:
     h = mixed_history()
-    res, _, _ = run(h, AutoContextConfig(max_tokens=12_000, last_keep=10))
+    res, _, _ = run(h, plain_window(max_tokens=12_000, last_keep=10))
     assert res.events
     current = C.count_messages(h)
     for e in res.events:
@@ -239,7 +239,7 @@ def test_events_carry_real_token_counts_step_by_step() -> None:
 
 def test_each_event_offload_id_reloads_exactly_the_messages_it_replaced() -> None:
     h = mixed_history()
-    res, store, _ = run(h, AutoContextConfig(max_tokens=12_000, last_keep=10))
+    res, store, _ = run(h, plain_window(max_tokens=12_000, last_keep=10))
     assert sorted(e.offload_id for e in res.events) == store.ids()
     for e in res.events:
         assert e.offload_id is not None
@@ -250,7 +250,7 @@ def test_each_event_offload_id_reloads_exactly_the_messages_it_replaced() -> Non
 
 
 def test_llm_events_report_summarizer_usage_and_offload_events_do_not() -> None:
-    res, _, _ = run(mixed_history(), AutoContextConfig(max_tokens=12_000, last_keep=10))
+    res, _, _ = run(mixed_history(), plain_window(max_tokens=12_000, last_keep=10))
     for e in res.events:
         assert e.name == STRATEGY_NAMES[e.strategy] and e.status == "applied"
         assert e.reason is None and e.duration_s >= 0
@@ -266,7 +266,7 @@ def test_llm_events_report_summarizer_usage_and_offload_events_do_not() -> None:
 def test_events_reach_the_callback_and_the_log(caplog: pytest.LogCaptureFixture) -> None:
     h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("next", "u2")]
     with caplog.at_level(logging.INFO, logger="ctxmgr.autocontext"):
-        res, _, seen = run(h, AutoContextConfig(max_tokens=2000, last_keep=0))
+        res, _, seen = run(h, plain_window(max_tokens=2000, last_keep=0))
     assert seen == res.events and len(seen) == 1
     [record] = [r for r in caplog.records if r.name == "ctxmgr.autocontext"]
     assert record.levelno == logging.INFO
@@ -279,14 +279,14 @@ def test_events_reach_the_callback_and_the_log(caplog: pytest.LogCaptureFixture)
 
 
 def test_without_a_summarizer_only_the_offload_strategies_run() -> None:
-    res, _, _ = run(mixed_history(), AutoContextConfig(max_tokens=12_000, last_keep=10),
+    res, _, _ = run(mixed_history(), plain_window(max_tokens=12_000, last_keep=10),
                     use_summarizer=False)
     assert res.events and {e.strategy for e in res.events} <= {2, 3}
 
 
 @pytest.mark.parametrize("disabled", [{1}, {1, 2}, {2, 3}, {4, 5, 6}])
 def test_disabled_strategies_never_run(disabled: set[int]) -> None:
-    cfg = AutoContextConfig(max_tokens=12_000, last_keep=10, disabled_strategies=disabled)
+    cfg = plain_window(max_tokens=12_000, last_keep=10, disabled_strategies=disabled)
     res, _, _ = run(mixed_history(), cfg)
     assert res.events and not {e.strategy for e in res.events} & disabled
 
@@ -295,7 +295,7 @@ def test_the_input_history_is_not_mutated() -> None:
     h = mixed_history()
     before = dicts(h)
     snapshot = list(h)
-    run(h, AutoContextConfig(max_tokens=12_000, last_keep=10))
+    run(h, plain_window(max_tokens=12_000, last_keep=10))
     assert h == snapshot and dicts(h) == before
 
 
@@ -306,7 +306,7 @@ def test_the_input_history_is_not_mutated() -> None:
 )
 def test_custom_prompts_reach_the_summarizer(strategy: int, field: str, expected: str) -> None:
     prompt = "PROMPT 6 at {ratio}" if strategy == 6 else f"PROMPT {strategy}"
-    cfg = AutoContextConfig(max_tokens=10**9, token_ratio=1e-9, target_ratio=1e-9,
+    cfg = plain_window(max_tokens=10**9, token_ratio=1e-9, target_ratio=1e-9,
                             last_keep=0, min_compression_tokens=0, large_payload_threshold=1000,
                             cached_token_price=None, **{field: prompt},
                             disabled_strategies=set(range(1, 7)) - {strategy})
@@ -317,7 +317,7 @@ def test_custom_prompts_reach_the_summarizer(strategy: int, field: str, expected
 
 def test_a_stand_in_that_is_not_smaller_is_not_applied() -> None:
     h = [system(), user("task", "u1"), *groups("a", 4, SMALL), *group("z", SMALL)]
-    cfg = AutoContextConfig(max_tokens=10**9, target_ratio=1e-9, last_keep=0,
+    cfg = plain_window(max_tokens=10**9, target_ratio=1e-9, last_keep=0,
                             min_compression_tokens=0)
     res, store, _ = run(h, cfg, summarizer=Recording("x" * 50_000), force=True)
     assert [e for e in res.events if e.status == "applied"] == []
@@ -326,7 +326,7 @@ def test_a_stand_in_that_is_not_smaller_is_not_applied() -> None:
 
 def test_acompress_gives_the_same_result_as_compress() -> None:
     h = mixed_history()
-    cfg = AutoContextConfig(max_tokens=12_000, token_ratio=0.75, target_ratio=0.5, last_keep=10)
+    cfg = plain_window(max_tokens=12_000, token_ratio=0.75, target_ratio=0.5, last_keep=10)
     sync, _, _ = run(h, cfg)
     store = OffloadStore(InMemoryStore())
     async_ = asyncio.run(acompress(h, config=cfg, counter=C, offload=store,
@@ -346,7 +346,7 @@ def test_text_blocks_are_counted_in_the_result_tokens() -> None:
          Message(role="assistant", id="a", content=(TextBlock(text="A" * LARGE),
                                                     TextBlock(text="B" * 10))),
          user("next", "u2")]
-    res, _, _ = run(h, AutoContextConfig(max_tokens=2000, last_keep=0))
+    res, _, _ = run(h, plain_window(max_tokens=2000, last_keep=0))
     assert res.tokens == C.count_messages(res.messages) < C.count_messages(h)
 
 
@@ -357,7 +357,7 @@ def test_a_lone_surrogate_in_an_offloaded_message_reloads_exactly() -> None:
          Message(role="tool", id="t", content=(
              ToolResultBlock(tool_use_id="c1", content="bad \ud800 byte\n" + "x" * LARGE),)),
          answer("done", "f1"), user("next", "u2")]
-    res, store, _ = run(h, AutoContextConfig(max_tokens=2000, last_keep=0))
+    res, store, _ = run(h, plain_window(max_tokens=2000, last_keep=0))
     assert [e.replaced_ids for e in res.events] == [("t",)]
     assert dicts(store.load(str(res.events[0].offload_id))) == dicts([h[3]])
 
@@ -375,7 +375,7 @@ def gate_config(**kw: object) -> AutoContextConfig:
     base: dict[str, object] = {"max_tokens": 10_000, "last_keep": 2,
                                "min_compression_tokens": 0, "disabled_strategies": {2, 3}}
     base.update(kw)
-    return AutoContextConfig(**base)  # type: ignore[arg-type]
+    return plain_window(**base)  # type: ignore[arg-type]
 
 
 def test_a_summary_the_window_does_not_need_is_skipped_when_it_would_not_pay() -> None:

@@ -319,7 +319,7 @@ def test_the_prompt_carries_the_reload_hint_once_anything_is_compressed() -> Non
 
 def test_overhead_tokens_count_towards_the_trigger() -> None:
     cfg = small_config()
-    h = long_history(3)
+    h = long_history(6)
     processor = ContextProcessor(cfg, counter=C)
     assert processor.process(h).events == []
     crowded = processor.process(h, overhead_tokens=cfg.trigger_tokens)

@@ -52,7 +52,8 @@ def config(**kw: object) -> AutoContextConfig:
     """A window so large that the tail is never capped by tokens and nothing overflows;
     no tail, no minimum range size and no payback gate on summaries unless asked for."""
     base: dict[str, object] = {"max_tokens": BIG, "last_keep": 0, "min_compression_tokens": 0,
-                               "cached_token_price": None}
+                               "cached_token_price": None, "reserve_output_tokens": 0,
+                               "safety_margin": 0.0, "keep_tool_results": 0}
     base.update(kw)
     return AutoContextConfig(**base)  # type: ignore[arg-type]
 
@@ -79,7 +80,7 @@ def only(n: int, messages: Sequence[Message], cfg: AutoContextConfig,
     """Run strategy ``n`` alone with a trigger and target of 1 token, so it applies every
     plan it has, and return the result and the offload store."""
     cfg = AutoContextConfig(**{**_fields(cfg), "token_ratio": 1e-9, "target_ratio": 1e-9,
-                               "disabled_strategies": set(range(1, 7)) - {n}})
+                               "disabled_strategies": set(range(1, 8)) - {n}})
     store = OffloadStore(InMemoryStore())
     res = compress(messages, config=cfg, counter=C, offload=store,
                    summarizer=summarizer or ExtractiveSummarizer(), force=True)
@@ -489,9 +490,8 @@ def test_an_offloaded_final_answer_still_ends_its_round() -> None:
         h += [call(f"c{k}", f"a{k}", text="a" * LARGE), result(f"c{k}", "r" * 5000, f"t{k}")]
     h += [answer("F" * 10_000, "f1"), user("next", "u2"), answer("ok", "f2"), user("third", "u3")]
     # trigger 14,400 and target 3,600 tokens on a window that keeps "large" at 5 KiB
-    cfg = AutoContextConfig(max_tokens=48_000, token_ratio=0.3, target_ratio=0.075,
-                            last_keep=2, min_compression_tokens=1000, cached_token_price=None,
-                            disabled_strategies={1})
+    cfg = config(max_tokens=48_000, token_ratio=0.3, target_ratio=0.075,
+                 last_keep=2, min_compression_tokens=1000, disabled_strategies={1})
     assert C.count_messages(h) >= cfg.trigger_tokens and cfg.large_chars == 5 * 1024
     store = OffloadStore(InMemoryStore())
     res = compress(h, config=cfg, counter=C, offload=store, summarizer=ExtractiveSummarizer())

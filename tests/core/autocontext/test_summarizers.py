@@ -11,7 +11,7 @@ from functools import partial
 
 import builders
 import pytest
-from builders import LARGE, C, dicts, expand
+from builders import LARGE, C, dicts, expand, plain_window
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore, offload_tag
@@ -58,7 +58,7 @@ def config() -> AutoContextConfig:
     # the large results of the first round are offloaded; every summary is wanted (no
     # payback gate), so each failing summarizer is actually called
     # (a 48,000 window keeps the large-payload threshold at 5 KiB)
-    return AutoContextConfig(max_tokens=48_000, token_ratio=0.25, target_ratio=0.15,
+    return plain_window(max_tokens=48_000, token_ratio=0.25, target_ratio=0.15,
                              last_keep=4, min_compression_tokens=0, cached_token_price=None,
                              summary_timeout_s=TIMEOUT)
 

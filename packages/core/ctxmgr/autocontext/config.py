@@ -27,6 +27,8 @@ __all__ = [
     "MIN_RANGE_WINDOW_SHARE",
     "PREVIEW_CHARS",
     "PREVIEW_SHARE_OF_LARGE",
+    "RESERVE_MAX_TOKENS",
+    "RESERVE_WINDOW_SHARE",
     "STRATEGY_NAMES",
     "TAIL_ROOM_SHARE",
     "AutoContextConfig",
@@ -55,6 +57,11 @@ than this share of the room the target leaves beside the pinned messages; the re
 for summaries. On a long single-task run 50 tool results can outweigh the whole target,
 and then only the costly current-round strategies (5, 6) would be left to fire."""
 
+RESERVE_WINDOW_SHARE = 1 / 8
+"""``reserve_output_tokens="auto"``: room kept for the answer, this share of the window..."""
+RESERVE_MAX_TOKENS = 4096
+"""... but no more than this (a long answer at 128k rarely needs more)."""
+
 Auto = int | Literal["auto"]
 
 STRATEGY_NAMES: dict[int, str] = {
@@ -64,6 +71,7 @@ STRATEGY_NAMES: dict[int, str] = {
     4: "previous_rounds",
     5: "current_large",
     6: "current_round",
+    7: "offload_working_set",
 }
 
 
@@ -79,14 +87,23 @@ class AutoContextConfig:
 
     max_tokens: int = 128_000
     """The model's context window, in tokens."""
+    reserve_output_tokens: Auto = AUTO
+    """Room kept for the model's answer; prompts are held to ``max_tokens`` less this.
+    ``"auto"``: ``max_tokens *`` :data:`RESERVE_WINDOW_SHARE`, at most
+    :data:`RESERVE_MAX_TOKENS` (500 at a 4k window, 4,096 from 32,768 up)."""
+    safety_margin: float = 0.05
+    """Share of the prompt budget held back for tokenizer differences: the provider may
+    count a prompt differently from ctxmgr's tiktoken count (another serialisation of
+    the same messages was measured up to 12 % larger on the recorded support runs).
+    Counting against the model's reported usage (the adapters calibrate) narrows it."""
     token_ratio: float = 0.6
-    """Compress when the prompt reaches ``max_tokens * token_ratio`` tokens. (0.75 and
+    """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. (0.75 and
     0.5 for the target cost a fifth more than 0.6 and 0.15 on the 124 recorded runs at
     a 32k window: see benchmarks/RESULTS.md.)"""
     msg_threshold: int = 100
     """... or when the history holds this many messages."""
     target_ratio: float = 0.15
-    """Once triggered, compress down to ``max_tokens * target_ratio`` tokens: fewer,
+    """Once triggered, compress down to ``budget_tokens * target_ratio`` tokens: fewer,
     deeper compressions keep the provider's prompt cache warm between them."""
     last_keep: int = 50
     """Messages at the end protected from strategies 1 and 2, as long as they fit in
@@ -101,6 +118,11 @@ class AutoContextConfig:
     less. A number is used as given."""
     min_consecutive_tool_messages: int = 6
     """Strategy 1 needs a run of more tool messages than this."""
+    keep_tool_results: int = 3
+    """The working set: the last this many tool calls with their results, and the
+    agent's latest assistant message, stay verbatim. Only when they alone exceed the
+    budget is the oldest offloaded, to a head-and-tail preview sized to the room.
+    0 turns the working set off."""
     min_compression_tokens: Auto = AUTO
     """Strategies 1 and 4 skip ranges smaller than this many tokens. ``"auto"``:
     :data:`MIN_RANGE_TOKENS`, or ``max_tokens *`` :data:`MIN_RANGE_WINDOW_SHARE` if less.
@@ -123,7 +145,7 @@ class AutoContextConfig:
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
-    """Strategy numbers (1-6) never to run."""
+    """Strategy numbers (1-7) never to run."""
     never_compress_tools: frozenset[str] = field(default_factory=frozenset)
     """Tool names whose calls and results are never offloaded or summarized."""
     pinned_ids: frozenset[str] = field(default_factory=frozenset)
@@ -136,7 +158,7 @@ class AutoContextConfig:
 
     def __post_init__(self) -> None:
         for name in ("large_payload_threshold", "offload_preview_chars",
-                     "min_compression_tokens"):
+                     "min_compression_tokens", "reserve_output_tokens"):
             value = getattr(self, name)
             if isinstance(value, str) and value != AUTO:
                 raise ConfigError(f"{name} must be a number or 'auto', got {value!r}")
@@ -154,7 +176,14 @@ class AutoContextConfig:
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
                   "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
-        _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens")
+        _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens",
+                      "reserve_output_tokens", "keep_tool_results")
+        if not 0 <= self.safety_margin < 0.5:
+            raise ConfigError(f"safety_margin must be in [0, 0.5), got {self.safety_margin!r}")
+        if self.reserve_tokens >= self.max_tokens:
+            raise ConfigError(
+                f"reserve_output_tokens must leave room for a prompt, got "
+                f"{self.reserve_tokens!r} of a {self.max_tokens}-token window")
         if self.large_chars < 1:
             raise ConfigError(f"max_tokens={self.max_tokens} leaves no room: large_payload_"
                               "threshold='auto' needs max_tokens >= 8")
@@ -171,12 +200,25 @@ class AutoContextConfig:
                 f"{self.target_ratio!r} > token_ratio={self.token_ratio!r}")
         unknown = self.disabled_strategies - STRATEGY_NAMES.keys()
         if unknown:
-            raise ConfigError(f"disabled_strategies must hold numbers 1-6, got {sorted(unknown)}")
+            raise ConfigError(f"disabled_strategies must hold numbers 1-7, got {sorted(unknown)}")
+
+    @property
+    def reserve_tokens(self) -> int:
+        """Room kept for the answer (``reserve_output_tokens`` resolved)."""
+        if self.reserve_output_tokens != AUTO:
+            return int(self.reserve_output_tokens)
+        return min(RESERVE_MAX_TOKENS, int(self.max_tokens * RESERVE_WINDOW_SHARE))
+
+    @property
+    def budget_tokens(self) -> int:
+        """The most a prompt may hold: the window less the reserve for the answer, less
+        the safety margin. Prompts over it are what ``ContextOverflowError`` reports."""
+        return int((self.max_tokens - self.reserve_tokens) * (1 - self.safety_margin))
 
     @property
     def trigger_tokens(self) -> int:
-        """Prompt size that starts a compression."""
-        return int(self.max_tokens * self.token_ratio)
+        """Prompt size that starts a compression: ``budget_tokens * token_ratio``."""
+        return int(self.budget_tokens * self.token_ratio)
 
     @property
     def large_chars(self) -> int:
@@ -203,7 +245,8 @@ class AutoContextConfig:
 
     def effective(self) -> dict[str, int]:
         """The sizes this config works with on its window, every ``"auto"`` resolved."""
-        return {"max_tokens": self.max_tokens, "trigger_tokens": self.trigger_tokens,
+        return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
+                "budget_tokens": self.budget_tokens, "trigger_tokens": self.trigger_tokens,
                 "target_tokens": self.target_tokens, "msg_threshold": self.msg_threshold,
                 "large_chars": self.large_chars, "preview_chars": self.preview_chars,
                 "min_range_tokens": self.min_range_tokens, "last_keep": self.last_keep}
@@ -225,8 +268,8 @@ class AutoContextConfig:
 
     @property
     def target_tokens(self) -> int:
-        """Prompt size a compression aims for."""
-        return int(self.max_tokens * self.target_ratio)
+        """Prompt size a compression aims for: ``budget_tokens * target_ratio``."""
+        return int(self.budget_tokens * self.target_ratio)
 
     def enabled(self, strategy: int) -> bool:
         return strategy not in self.disabled_strategies

@@ -33,6 +33,7 @@ __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 _LLM_STRATEGIES = frozenset({1, 4, 5, 6})
 _RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
 _LAST_RESORTS = frozenset({5, 6})  # rewrite the current round: only while over the trigger
+_OVER_BUDGET_ONLY = frozenset({7})  # the working set: only while over the budget
 _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
 
 
@@ -102,6 +103,8 @@ class _Pass:
 
     def idle(self, n: int) -> bool:
         """Strategy ``n`` has nothing to do at the current size."""
+        if n in _OVER_BUDGET_ONLY:
+            return self.tokens <= self.config.budget_tokens
         if n in _LAST_RESORTS:
             return self.tokens < self.config.trigger_tokens
         return self.tokens <= self.config.target_tokens and n not in _RANGE_STRATEGIES
@@ -120,7 +123,7 @@ class _Pass:
 
     def wanted(self, plan: Plan, original: Sequence[Message], summary_input: int) -> bool:
         """A summary the window or the message count requires, or one that pays off."""
-        if self.tokens > self.config.max_tokens or self.count_bound:
+        if self.tokens > self.config.budget_tokens or self.count_bound:
             return True
         return _pays_off(removed=sum(self.counter.count(m) for m in original),
                          summary_input=summary_input,
@@ -166,8 +169,8 @@ class _Pass:
 
     def result(self) -> CompressionResult:
         result = CompressionResult(self.work, self.events, self.tokens, True)
-        if self.tokens > self.config.max_tokens:
-            raise ContextOverflowError(tokens=self.tokens, limit=self.config.max_tokens,
+        if self.tokens > self.config.budget_tokens:
+            raise ContextOverflowError(tokens=self.tokens, limit=self.config.budget_tokens,
                                        partial=result)
         return result
 
@@ -249,7 +252,9 @@ def compress(
             elsewhere, tool schemas, the reload hint); they count towards every threshold.
 
     Raises:
-        ContextOverflowError: still over ``max_tokens`` after every strategy applied.
+        ContextOverflowError: still over ``budget_tokens`` after every strategy applied
+            (only what is pinned is left: system messages, the task, the latest user
+            message, tool calls).
     """
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,

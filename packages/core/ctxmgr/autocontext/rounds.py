@@ -50,6 +50,9 @@ class Layout:
     """Index of the latest final answer, -1 if none."""
     in_flight: ToolGroup | None
     """The latest tool group when no final answer follows it: never touched."""
+    working_start: int
+    """First index of the working set (the last ``keep_tool_results`` tool groups and
+    the latest assistant message): strategies 1-6 leave it verbatim."""
     tail_start: int
     """First index of the protected tail (the last ``last_keep`` messages)."""
     rounds: tuple[tuple[int, int], ...]
@@ -58,8 +61,9 @@ class Layout:
 
     @property
     def frozen_from(self) -> int:
-        """No strategy touches this index or anything after it."""
-        return self.in_flight.start if self.in_flight else self.size
+        """Strategies 1-6 touch nothing from this index on: the working set and the
+        in-flight tool call (only the last resort, strategy 7, may)."""
+        return min(self.in_flight.start if self.in_flight else self.size, self.working_start)
 
 
 def layout(
@@ -87,6 +91,7 @@ def layout(
             rounds.append((u, end))
     pinned = pinned_indices(messages, config)
     return Layout(
+        working_start=_working_start(messages, groups, config.keep_tool_results),
         size=n,
         pinned=frozenset(pinned),
         groups=groups,
@@ -96,6 +101,21 @@ def layout(
         tail_start=_tail_start(messages, config, counter, pinned),
         rounds=tuple(rounds),
     )
+
+
+def _working_start(messages: Sequence[Message], groups: Sequence[ToolGroup], keep: int) -> int:
+    """Where the working set begins: the last ``keep`` tool groups and the latest
+    assistant message, which the agent is most likely to use next (none when ``keep`` is 0)."""
+    start = len(messages)
+    if not keep:
+        return start
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].role == "assistant":
+            start = i
+            break
+    if groups:
+        start = min(start, groups[max(0, len(groups) - keep)].start)
+    return start
 
 
 def _tail_start(messages: Sequence[Message], config: AutoContextConfig,

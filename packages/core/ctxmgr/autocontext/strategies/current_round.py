@@ -32,7 +32,7 @@ class CurrentRound:
         if end - start < 1 or (end - start == 1 and is_compressed(ctx.messages[start])):
             return []
         tokens = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
-        if tokens < cfg.min_range_tokens and ctx.tokens <= cfg.max_tokens:
+        if tokens < cfg.min_range_tokens and ctx.tokens <= cfg.budget_tokens:
             return []  # not worth a summary yet, and the prompt still fits the window
         ratio = f"{round(cfg.current_round_compression_ratio * 100)}%"
 
