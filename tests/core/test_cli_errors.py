@@ -175,7 +175,7 @@ def test_nan_in_the_input_is_written_as_null_valid_json_and_said_on_stderr(
 def test_a_failed_compress_leaves_no_offloads_in_the_store(tmp_path: Path) -> None:
     store = tmp_path / "store"
     run = cli("compress", FIXTURE_RUNS[0], "--max-tokens", 1000, "--store", store)
-    assert "over the 1000-token window" in assert_one_error_line(run, "compress")
+    assert "-token budget (the window less" in assert_one_error_line(run, "compress")
     assert _offload_files(store) == []
 
 
