@@ -71,7 +71,6 @@ try:
     from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage
     from langchain_core.tools import BaseTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
-    from langgraph.graph.message import REMOVE_ALL_MESSAGES
     from langgraph.store.base import BaseStore
     from langgraph.store.base.batch import AsyncBatchedBaseStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -358,18 +357,19 @@ class ContextEngine:
         update: list[BaseMessage] = []
         for edit in result.edits:
             ids = [i for mid in edit.ids for i in self.cache.langchain_ids(mid)]
+            stand_in = self.cache.parts(edit.stand_in) if edit.stand_in is not None else ()
+            keep = {p.id for p in stand_in}
             if allowed is not None and not allowed.issuperset(ids):
                 logger.warning("compression of %d message(s) kept view-only: the request's "
                                "messages are not the state's", len(edit.ids))
                 continue
-            stand_in = self.cache.parts(edit.stand_in) if edit.stand_in is not None else ()
-            if len(stand_in) > 1:
-                # written as several LangChain messages: same-id replacement cannot put
-                # them in place, so the channel is rewritten as the working view
-                return [RemoveMessage(id=REMOVE_ALL_MESSAGES),
-                        *self.cache.to_langchain(result.messages)]
-            keep = stand_in[0].id if stand_in else None
-            update.extend(RemoveMessage(id=i) for i in ids if i != keep)
+            if not keep.issubset(ids):
+                # a part with a new id would be appended at the end, not put in place
+                logger.warning("compression of %d message(s) kept view-only: its stand-in "
+                               "is written as LangChain messages the range lacks",
+                               len(edit.ids))
+                continue
+            update.extend(RemoveMessage(id=i) for i in ids if i not in keep)
             update.extend(stand_in)
         return update
 
