@@ -275,3 +275,40 @@ def test_a_request_rewritten_by_an_outer_middleware_is_compressed_view_only(
     assert "kept view-only" in caplog.text
     state = agent.get_state(thread("t1")).values["messages"]
     assert sum(isinstance(m, ToolMessage) for m in state) == len(run.answers)
+
+
+# --- the graph's own store -------------------------------------------------------------
+
+
+def test_offloads_go_to_the_graphs_store_sync(run: RecordedRun, counter: TokenCounter) -> None:
+    from langgraph.store.memory import InMemoryStore as GraphStore
+
+    store = GraphStore()
+    agent, checker = agent_with_checks("create_agent", run, counter, "t1",
+                                       checkpointer=InMemorySaver(), store=store)
+    agent.graph.invoke(agent.inputs(run), thread("t1"))
+    project = agent.engine.project
+    keys = [i.key for i in store.search(("ctxmgr", project, "offload", "t1"), limit=1000)]
+    assert len(keys) >= len({e.offload_id for e in checker.applied()}) > 0
+    assert checker.recovered > 0  # reloaded from that store, through the agent's engine
+
+
+def test_an_async_only_store_serves_an_async_run_from_its_own_loop(
+        run: RecordedRun, counter: TokenCounter, tmp_path: Path) -> None:
+    """AsyncSqliteStore has no sync methods: ctxmgr's sync store calls run in a worker
+    thread and are handed to the store's loop, so ``ainvoke`` neither blocks nor fails."""
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+    async def main() -> tuple[int, int]:
+        async with AsyncSqliteStore.from_conn_string(str(tmp_path / "store.db")) as store:
+            await store.setup()
+            agent, checker = agent_with_checks("create_agent", run, counter, "t1",
+                                               checkpointer=InMemorySaver(), store=store,
+                                               memo=True)
+            await agent.graph.ainvoke(agent.inputs(run), thread("t1"))
+            items = await store.asearch(("ctxmgr", agent.engine.project, "offload", "t1"),
+                                        limit=1000)
+            return len(items), len(checker.applied())
+
+    stored, applied = asyncio.run(main())
+    assert stored > 0 and applied >= 3
