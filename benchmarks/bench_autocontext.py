@@ -47,8 +47,7 @@ from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import TokenCounter, default_counter
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_TRAJECTORIES = ROOT.parent / "shared" / "trajectories"
-FIXTURE_TRAJECTORIES = ROOT / "tests" / "fixtures" / "trajectories"
+DEFAULT_TRAJECTORIES = ROOT / "benchmarks" / "data"
 
 
 # ---------------------------------------------------------------- histories
@@ -188,8 +187,7 @@ def describe_events(applied: Counter[str], skipped: Counter[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trajectories", type=Path, default=None,
-                        help=f"folder of trajectories (default {SHARED_TRAJECTORIES} if present, "
-                             f"else {FIXTURE_TRAJECTORIES})")
+                        help=f"folder of trajectories (default {DEFAULT_TRAJECTORIES})")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000],
                         help="history lengths for the no-op check (default 1000 10000 100000)")
     parser.add_argument("--calls", type=int, default=20_000,
@@ -202,8 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="offload to a FileStore in a temp folder (default: in memory)")
     args = parser.parse_args(argv)
 
-    folder = args.trajectories or (SHARED_TRAJECTORIES if SHARED_TRAJECTORIES.is_dir()
-                                   else FIXTURE_TRAJECTORIES)
+    folder = args.trajectories or DEFAULT_TRAJECTORIES
     runs = swe_runs(load_trajectories([folder]))
     counter = default_counter()
     sized = {t.id: counter.count_messages(t.messages) for t in runs}

@@ -48,8 +48,7 @@ from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.tokens import default_counter
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TRAJECTORIES = ROOT.parent / "shared" / "trajectories"
-FALLBACK_TRAJECTORIES = ROOT / "tests" / "fixtures" / "trajectories"
+DEFAULT_TRAJECTORIES = ROOT / "benchmarks" / "data"
 MARK = "bench_overhead"
 
 
@@ -152,8 +151,7 @@ def _table(results: dict[str, dict[int, dict[str, Any]]], sizes: Sequence[int]) 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trajectories", type=Path, default=None,
-                        help=f"where to find the coding run (default {DEFAULT_TRAJECTORIES}, "
-                             "else the test fixtures)")
+                        help=f"where to find the coding run (default {DEFAULT_TRAJECTORIES})")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--calls", type=int, default=20, help="timed calls per cell")
     parser.add_argument("--budget", type=int, default=32_000)
@@ -164,8 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
 
-    source = args.trajectories or (
-        DEFAULT_TRAJECTORIES if DEFAULT_TRAJECTORIES.is_dir() else FALLBACK_TRAJECTORIES)
+    source = args.trajectories or DEFAULT_TRAJECTORIES
     runs = [t for t in load_trajectories([source]) if not t.id.startswith("tau")]
     base = max(runs, key=lambda t: len(t.messages))
     sizes = sorted(args.sizes)

@@ -10,10 +10,15 @@ summarizer and the shared token counter (``ctxmgr.tokens.default_counter``):
 * budget 4,000 on the 100 tau-bench conversations (trigger 3,000; the system
   prompt alone is ~1,260 tokens), so that round summaries fire.
 
-Prints a table per replay, writes each report as JSON (SPEC §8 layout) into
-``--out``, and with ``--markdown FILE`` writes the tables into that file
-(between ``<!-- bench_replay -->`` markers, so other sections survive).
-Runs in about three minutes on 2 cores. Usage::
+Prints a table per replay, then the fidelity table: per window, on the runs
+that window manages (the 24 SWE runs at 32,000 and 16,000, the tau-bench
+conversations at 4,000), cost against fact availability, reloadable facts,
+recency and cost with reload round trips, and availability by source age.
+Writes each report as JSON (SPEC §8 layout) into ``--out``, and with
+``--markdown FILE`` writes the tables into that file (between
+``<!-- bench_replay -->`` markers, so other sections survive). The recorded
+runs are in ``benchmarks/data`` (see its README). Runs in about two minutes on
+2 cores. Usage::
 
     python benchmarks/bench_replay.py [--trajectories DIR] [--policy NAME ...]
         [--out DIR] [--markdown benchmarks/RESULTS.md]
@@ -29,9 +34,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ctxmgr.errors import CtxmgrError
 from ctxmgr.replay import (
     FakeSummarizer,
     PolicyContext,
+    ReplayReport,
     Trajectory,
     available_policies,
     count_model_calls,
@@ -39,6 +46,8 @@ from ctxmgr.replay import (
     load_trajectories,
     replay,
 )
+from ctxmgr.replay.fidelity import AGE_BUCKETS
+from ctxmgr.replay.metrics import aggregate_row
 from ctxmgr.replay.report import (
     format_table,
     print_table,
@@ -48,7 +57,7 @@ from ctxmgr.replay.report import (
 from ctxmgr.tokens import TokenCounter, default_counter
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_TRAJECTORIES = ROOT.parent / "shared" / "trajectories"
+DEFAULT_TRAJECTORIES = ROOT / "benchmarks" / "data"
 MARK = "bench_replay"
 
 
@@ -62,7 +71,7 @@ def _run(
     budget: int,
     names: Sequence[str],
     counter: TokenCounter,
-) -> dict[str, Any]:
+) -> tuple[ReplayReport, dict[str, Any]]:
     summarizer = FakeSummarizer(counter)
     context = PolicyContext(budget=budget, counter=counter, summarizer=summarizer)
     policies = [create_policy(n, context) for n in names]
@@ -84,12 +93,47 @@ def _run(
     data = report.to_json()
     data["label"] = label
     data["seconds"] = round(time.perf_counter() - start, 1)
-    return data
+    return report, data
 
 
 def _title(label: str, trajectories: Sequence[Trajectory], budget: int) -> str:
     return (f"{label}: {len(trajectories)} runs, {count_model_calls(trajectories):,} model "
             f"calls, budget {budget:,} tokens")
+
+
+def fidelity_rows(window: str, report: ReplayReport, ids: set[str]
+                  ) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(window, policy, aggregate over the trajectories in ids)`` for every policy."""
+    return [(window, name, aggregate_row([r for r in run.results if r.id in ids],
+                                         report.budget))
+            for name, run in report.runs.items()]
+
+
+def format_fidelity(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
+    """The fidelity tables: the five measures, then availability by source age."""
+    head = ("| window | policy | cost / none | fact availability | fact reloadable | recency "
+            "| cost with reloads / none | needed facts | reload calls |")
+    lines = [head, "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for window, name, a in rows:
+        lines.append(
+            f"| {window} | {name} | {a['effective_cost_ratio']:.3f} | "
+            f"{a['fact_availability']:.3f} | {a['fact_reloadable']:.3f} | {a['recency']:.3f} "
+            f"| {a['cost_with_reloads_ratio']:.3f} | {a['needed_facts']:,} | "
+            f"{a['reload_calls']:,} |")
+    ages = " | ".join(f"{b} back" for b in AGE_BUCKETS)
+    lines += ["", f"| window | policy | {ages} |",
+              "|---|---|" + "--:|" * len(AGE_BUCKETS)]
+    for window, name, a in rows:
+        shares = a["fact_availability_by_age"]
+        lines.append(f"| {window} | {name} | "
+                     + " | ".join(f"{shares[b]:.3f}" for b in AGE_BUCKETS) + " |")
+    first = rows[0][2]["needed_facts_by_age"] if rows else {}
+    if first:
+        lines += ["", "Needed facts by source age (the same for every policy of a window): "
+                  + "; ".join(f"{window}: " + ", ".join(
+                      f"{b} back {a['needed_facts_by_age'][b]:,}" for b in AGE_BUCKETS)
+                      for window, name, a in rows if name == rows[0][1]) + "."]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -108,7 +152,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="write the tables into FILE (e.g. benchmarks/RESULTS.md)")
     args = parser.parse_args(argv)
 
-    trajectories = load_trajectories([args.trajectories])
+    if not args.trajectories.exists():
+        print(f"bench_replay: {args.trajectories} does not exist (the recorded runs are in "
+              f"{DEFAULT_TRAJECTORIES})", file=sys.stderr)
+        return 2
+    try:
+        trajectories = load_trajectories([args.trajectories])
+    except (CtxmgrError, OSError) as exc:
+        print(f"bench_replay: {exc}", file=sys.stderr)
+        return 2
     if not trajectories:
         print(f"no trajectories in {args.trajectories}", file=sys.stderr)
         return 2
@@ -122,8 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tau_budget and tau:
         plan.append(("tau-bench", tau, args.tau_budget))
     sections = []
+    fidelity: list[tuple[str, str, dict[str, Any]]] = []
     for label, runs, budget in plan:
-        data = _run(label, runs, budget, names, counter)
+        report, data = _run(label, runs, budget, names, counter)
         title = _title(label, runs, budget)
         print_table(data, title=title)
         slug = "tau" if label == "tau-bench" else "all"
@@ -131,6 +184,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_json(data, out)
         print(f"wrote {out} ({data['seconds']} s)", file=sys.stderr)
         sections.append(format_table(data, title=title))
+        managed = [t for t in runs if not _is_tau(t)] if label == "all runs" else runs
+        window = f"{budget // 1000}k {'SWE' if label == 'all runs' else label}"
+        fidelity += fidelity_rows(f"{window} ({len(managed)} runs)", report,
+                                  {t.id for t in managed})
+    fidelity_table = format_fidelity(fidelity)
+    print(fidelity_table)
 
     if args.markdown:
         command = "python benchmarks/bench_replay.py " + " ".join(
@@ -143,8 +202,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(0.1 x cached + uncached prompt tokens + summarizer input and output) relative "
             "to no management; `task lost` counts model calls whose prompt no longer holds "
             "the first user message verbatim; `ms/call` is the median of the policy's own "
-            "time per model call (summarizer time excluded).",
+            "time per model call (summarizer time excluded). `facts kept`, `reloadable`, "
+            "`recency` and `cost+reloads / none` are the fidelity measures, explained below.",
             *sections,
+            "### Fidelity: what the prompts kept of what the agent used next",
+            "Per model call, the *needed facts* are the distinctive strings (paths, "
+            "identifiers, numbers: tokens of six or more characters from `[A-Za-z0-9_./:-]` "
+            "that are not plain words; the exact rule is in `ctxmgr/replay/fidelity.py`) of "
+            "the recorded next step, its text and tool-call arguments, that occur in an "
+            "earlier tool result and in no earlier system or user message. `fact "
+            "availability`: share of needed facts present verbatim in the prompt; `fact "
+            "reloadable`: share of the missing ones that an offload id in the prompt gives "
+            "back (only ctxmgr can reload; 1.000 when nothing is missing); `recency`: calls "
+            "whose prompt holds the last three tool results verbatim, of the calls with a "
+            "tool result before them; `cost with reloads`: the effective cost plus, for each "
+            "call that misses a reloadable fact (`reload calls`), one reload round trip (the "
+            "prompt again at the cached price, the reloaded messages uncached). Each window "
+            "is measured on the runs it manages: at 32k and 16k the 24 SWE runs (the "
+            "tau-bench conversations stay under 12,000 tokens), so `cost / none` here is "
+            "over those runs and differs from the all-runs tables above.",
+            fidelity_table,
         ])
         replace_markdown_section(args.markdown, MARK, body)
         print(f"wrote {args.markdown}", file=sys.stderr)

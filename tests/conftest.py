@@ -10,18 +10,21 @@ from pathlib import Path
 import pytest
 import tiktoken.load
 from hypothesis import settings
+from profiles import LONG
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 
 # CI explores the same examples on every run, so a red build is reproducible; local runs
-# keep exploring new ones (and remember failures in .hypothesis/).
+# keep exploring new ones (and remember failures in .hypothesis/). The long profile, run by
+# hand (CTXMGR_PROFILE=long), draws many more examples and repeats every race.
 settings.register_profile("ci", derandomize=True, deadline=None)
 settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+settings.register_profile("long", deadline=None, max_examples=1000)
+settings.load_profile("long" if LONG else "ci" if os.environ.get("CI") else "dev")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
-SHARED = Path(os.environ.get("CTXMGR_TRAJECTORIES",
-                             Path(__file__).resolve().parents[2] / "shared" / "trajectories"))
+SHARED = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
+"""The 124 recorded runs every benchmark figure is measured on (part of the repository)."""
 
 
 def _bundled_bpe_cache() -> str | None:
@@ -76,7 +79,7 @@ def swe_trajectories(fixture_trajectories: list[Trajectory]) -> list[Trajectory]
 
 @pytest.fixture(scope="session")
 def shared_trajectories() -> list[Trajectory]:
-    """All 124 shared runs; skipped on a clone without ../shared (set CTXMGR_TRAJECTORIES)."""
-    if not SHARED.is_dir():
-        pytest.skip(f"shared trajectories not found at {SHARED}")
-    return load_trajectories([SHARED])
+    """All 124 shared runs (benchmarks/data): 24 SWE-bench coding runs, 100 tau-bench ones."""
+    runs = load_trajectories([SHARED])
+    assert len(runs) == 124, f"{SHARED} should hold the 124 recorded runs, found {len(runs)}"
+    return runs

@@ -1,7 +1,7 @@
 """Hypothesis strategies shared by every property test.
 
 The main product is :func:`openai_conversations`: *valid, paired* OpenAI chat
-histories shaped like the real runs in ``shared/trajectories`` (system prompt,
+histories shaped like the real runs in ``benchmarks/data`` (system prompt,
 user turns, assistant turns with tool calls each answered by one ``tool``
 message before the next non-tool message) plus the oddities real data has:
 tool-call ids reused across turns, content given as ``null`` / absent / a list

@@ -17,7 +17,7 @@ from strategies import json_values
 
 from ctxmgr.cli import main
 from ctxmgr.convert import from_openai, to_openai
-from ctxmgr.errors import InvalidMemoKeyError, MemoWriteError, StoreError
+from ctxmgr.errors import ConfigError, InvalidMemoKeyError, MemoWriteError, StoreError
 from ctxmgr.memo import (
     MEMO_TOOL,
     PLACEHOLDER_MARKER,
@@ -74,7 +74,7 @@ def test_the_project_folder_name_comes_from_the_working_directory() -> None:
     memos = MemoStore(session="s")
 
     assert memos.namespace == Namespace(project=project_dir_name(), session="s", kind="notes")
-    assert memos.namespace.project == re.sub(r"[^A-Za-z0-9._-]", "-", str(Path.cwd()))
+    assert memos.namespace.project.startswith(re.sub(r"[^A-Za-z0-9._-]", "-", str(Path.cwd())))
 
 
 def test_settings_home_from_a_dotenv_file_decides_where_memos_land(
@@ -414,7 +414,7 @@ def test_the_index_is_rebuilt_from_the_memo_files_when_missing_or_corrupt(
 
     index.write_text("{not json")
     assert sorted(e.key for e in memos.list_memos()) == ["a", "b"]
-    assert "unreadable" in caplog.text
+    assert "index.json is damaged" in caplog.text
     index.unlink()
     assert memos.read("a") == "aaa"
     assert [e.size for e in memos.list_memos()] == [3, 2]
@@ -497,6 +497,31 @@ def test_the_memo_command_reports_bad_keys_and_missing_memos_with_exit_2(
     assert err[0].startswith("ctxmgr memo: error: memo key '../../etc/passwd' is not allowed")
     assert err[1].startswith("ctxmgr memo: error: no memo 'nope' in project")
     assert err[2] == "ctxmgr memo: error: memo delete needs a KEY"
+
+
+@pytest.mark.parametrize("option", ["--project", "--session"])
+@pytest.mark.parametrize("value", ["../../etc", "a/b", ".."])
+def test_the_memo_command_refuses_a_project_or_session_that_is_not_a_folder_name(
+    capsys: pytest.CaptureFixture[str], option: str, value: str
+) -> None:
+    assert main(["memo", "list", option, value]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "must be 1-200 characters" in err
+
+
+def test_memo_sessions_refuses_a_project_that_is_not_a_folder_name(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="project must be 1-200 characters"):
+        memo_sessions(tmp_path, "../../etc")
+
+
+def test_memo_sessions_skip_linked_session_folders(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "root")
+    MemoStore(store, session="real", project="p").write("k", "v", "s")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (store.folder(Namespace("p", "real", "notes")).parent / "linked").symlink_to(elsewhere)
+
+    assert memo_sessions(tmp_path / "root", "p") == ["real"]
 
 
 def test_the_memo_command_runs_as_a_module_in_a_new_process(_isolated_home: Path) -> None:

@@ -13,6 +13,7 @@ so generic handlers (``except ValueError``) keep working::
     ├── MemoWriteError(ValueError)         a memo write refused (summary, content, cap)
     ├── OffloadNotFoundError(KeyError)     no offloaded messages under that id
     ├── StoreError(OSError)                the store could not read or write
+    │   └── HalfWrittenMemoError           a memo changed on disk, its index entry did not
     └── ContextOverflowError               still over the window after compressing
 """
 
@@ -30,6 +31,7 @@ __all__ = [
     "ConfigError",
     "ContextOverflowError",
     "CtxmgrError",
+    "HalfWrittenMemoError",
     "InvalidMemoKeyError",
     "InvalidMessageError",
     "MemoWriteError",
@@ -103,6 +105,14 @@ class OffloadNotFoundError(CtxmgrError, KeyError):
 
 class StoreError(CtxmgrError, OSError):
     """The store could not read or write."""
+
+
+class HalfWrittenMemoError(StoreError):
+    """A memo write failed after the memo file changed, and restoring it failed too.
+
+    The message says what is on disk; the memo tool passes it to the model
+    instead of claiming that nothing changed.
+    """
 
 
 class ContextOverflowError(CtxmgrError):

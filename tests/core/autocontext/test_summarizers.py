@@ -14,8 +14,10 @@ import pytest
 from builders import LARGE, C, dicts, expand, plain_window
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore, offload_tag
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.autocontext.summarizers import (
     ExtractiveSummarizer,
     SummaryOutcome,
@@ -210,8 +212,10 @@ def test_a_failing_summarizer_leaves_valid_loss_free_messages(
     applied = [e for e in res.events if e.status == "applied"]
     # every LLM strategy that had work was tried once and skipped, with the reason
     assert [e.strategy for e in skipped] == [1, 4, 6]
+    # (a hung call still running makes the later ones skip at once, saying so)
+    assert skipped[0].reason == REASONS[kind.removeprefix("async_")]
     for e in skipped:
-        assert e.reason == REASONS[kind.removeprefix("async_")]
+        assert e.reason is not None and e.reason.startswith(REASONS[kind.removeprefix("async_")])
         assert e.offload_id is None and e.replaced_ids == ()
         assert e.tokens_before == e.tokens_after
     # the cheaper non-LLM strategies still applied
@@ -237,6 +241,141 @@ def test_a_working_summarizer_applies_the_llm_strategies_on_the_same_history() -
     assert 1 in {e.strategy for e in res.events}
     assert all(e.status == "applied" for e in res.events)
     assert_valid_and_loss_free(res, h, store)
+
+
+# ================================================================= bounded resources
+
+
+def _new_threads(before: set[threading.Thread]) -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t not in before and t.is_alive()]
+
+
+class CountingHang:
+    """Hangs on its first ``hang`` calls until released, then answers; counts its calls."""
+
+    def __init__(self, release: threading.Event, hang: int = 1_000_000) -> None:
+        self.release, self.hang, self.calls = release, hang, 0
+
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
+        self.calls += 1
+        if self.calls <= self.hang:
+            self.release.wait(30)
+        return "a summary of the messages"
+
+
+def _hung_memory(summarizer: object) -> AutoContextMemory:
+    memory = AutoContextMemory(config(), counter=C, summarizer=summarizer)
+    memory.add(history())
+    return memory
+
+
+def test_a_hung_summarizer_holds_at_most_one_thread_per_memory(release: threading.Event) -> None:
+    before = set(threading.enumerate())
+    hung = CountingHang(release)
+    memory = _hung_memory(hung)
+
+    for _ in range(20):
+        memory.compress_if_needed(force=True)
+
+    assert len(_new_threads(before)) == 1
+    assert hung.calls == 1  # while it hangs, no further call is started
+    reasons = [e.reason for e in memory.events if e.status == "skipped"]
+    assert reasons[0] == f"summarizer timed out after {TIMEOUT:g} s"
+    assert len(reasons) > 20 and all(
+        r is not None and r.startswith(f"summarizer timed out after {TIMEOUT:g} s (an earlier "
+                                       "call that timed out is still running")
+        for r in reasons[1:])
+
+
+def test_a_hung_summarizer_holds_at_most_one_thread_per_context_processor(
+    release: threading.Event,
+) -> None:
+    before = set(threading.enumerate())
+    hung = CountingHang(release)
+    processor = ContextProcessor(config(), counter=C, summarizer=hung)
+    state = None
+
+    for _ in range(20):
+        state = processor.process(history(), state, force=True).state
+
+    assert len(_new_threads(before)) == 1 and hung.calls == 1
+
+
+def test_two_memories_each_have_their_own_summarizer_worker(release: threading.Event) -> None:
+    before = set(threading.enumerate())
+    first, second = CountingHang(release), CountingHang(release)
+
+    for memory in (_hung_memory(first), _hung_memory(second)):
+        memory.compress_if_needed(force=True)
+
+    assert len(_new_threads(before)) == 2 and first.calls == second.calls == 1
+
+
+def test_once_a_hung_call_returns_the_summarizer_is_used_again(release: threading.Event) -> None:
+    before = set(threading.enumerate())
+    summarizer = CountingHang(release, hang=1)
+    memory = _hung_memory(summarizer)
+    memory.compress_if_needed(force=True)
+    assert not any(e.status == "applied" and e.strategy == 1 for e in memory.events)
+
+    release.set()
+    for thread in _new_threads(before):
+        thread.join(10)
+    memory.add(history()[2:])  # more history: more to summarize
+    events = memory.compress_if_needed(force=True)
+
+    assert any(e.status == "applied" and e.strategy in (1, 4) for e in events)
+    assert summarizer.calls > 1
+
+
+class AsyncBlocking:
+    """Blocks the event loop (a sync sleep inside ``async def``) past the timeout."""
+
+    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
+        time.sleep(TIMEOUT * 3)
+        return "a late summary"
+
+
+def test_an_async_summarizer_that_blocks_the_loop_past_the_timeout_is_not_used() -> None:
+    outcome = asyncio.run(asummarize_safely(AsyncBlocking(), [], "i", timeout_s=TIMEOUT))
+
+    assert outcome.text is None
+    assert outcome.error is not None and outcome.error.startswith(
+        "summarizer answered after ") and outcome.error.endswith(
+        f"past the {TIMEOUT:g} s timeout (it blocked the event loop); its answer was not used")
+
+
+def test_acompress_does_not_apply_a_summary_that_came_after_the_timeout() -> None:
+    h = history()
+    store = OffloadStore(InMemoryStore())
+
+    res = asyncio.run(acompress(h, config=config(), counter=C, offload=store,
+                                summarizer=AsyncBlocking()))
+
+    assert {e.strategy for e in res.events if e.status == "applied"} == {2}
+    assert "a late summary" not in "".join(m.text for m in res.messages)
+
+
+class AsyncOwnTimeout:
+    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
+        raise TimeoutError("the upstream gateway timed out")
+
+
+class OwnTimeout:
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
+        raise TimeoutError("the upstream gateway timed out")
+
+
+@pytest.mark.parametrize("summarizer", [AsyncOwnTimeout(), OwnTimeout()],
+                         ids=["async", "sync"])
+def test_a_summarizer_raising_its_own_timeout_error_is_reported_as_raising_it(
+    summarizer: object,
+) -> None:
+    expected = SummaryOutcome(None, "summarizer raised TimeoutError: the upstream gateway "
+                                    "timed out")
+
+    assert asyncio.run(asummarize_safely(summarizer, [], "i", timeout_s=5)) == expected
+    assert summarize_safely(summarizer, [], "i", timeout_s=5) == expected
 
 
 # ================================================================= the extractive summarizer

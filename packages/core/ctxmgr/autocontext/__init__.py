@@ -17,6 +17,7 @@ from ctxmgr.autocontext.summarizers import (
     AsyncSummarizer,
     ExtractiveSummarizer,
     Summarizer,
+    SummaryWorker,
     render_transcript,
 )
 
@@ -34,6 +35,7 @@ __all__ = [
     "OffloadStore",
     "ProcessResult",
     "Summarizer",
+    "SummaryWorker",
     "acompress",
     "apply_edits",
     "async_history_processor",

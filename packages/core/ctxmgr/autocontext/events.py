@@ -1,7 +1,8 @@
 """CompressionEvent: what each compression step did, with real token numbers.
 
 Events go to the caller's callback and to the ``ctxmgr.autocontext`` logger,
-so a user sees compressions in their logs without wiring anything.
+so a user sees compressions in their logs without wiring anything. A callback
+that raises is logged and ignored: observing compression must not stop it.
 """
 
 from __future__ import annotations
@@ -59,4 +60,8 @@ def emit(event: CompressionEvent, callback: EventCallback | None) -> None:
     else:
         logger.warning("strategy %d (%s) skipped: %s", event.strategy, event.name, event.reason)
     if callback is not None:
-        callback(event)
+        try:
+            callback(event)
+        except Exception as exc:  # noqa: BLE001 - an observer's failure is not compression's
+            logger.warning("on_event callback raised %s: %s; compression goes on",
+                           type(exc).__name__, exc, exc_info=True)

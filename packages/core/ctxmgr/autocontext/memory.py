@@ -22,7 +22,7 @@ from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.processor import with_reload_hint
 from ctxmgr.autocontext.reload import handle_reload_call
-from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
+from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
 from ctxmgr.prompts import reload_hint_message
@@ -87,6 +87,7 @@ class AutoContextMemory:
         self._tally = TokenTally(self.counter)
         self._model_calls = 0  # assistant messages ever added: the summaries' payback horizon
         self._hinted = False  # the prompt carries the reload hint (something is compressed)
+        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
 
     # -- history ---------------------------------------------------------------------
 
@@ -172,18 +173,15 @@ class AutoContextMemory:
 
     def _kwargs(self) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
-                "summarizer": self.summarizer, "on_event": self._record,
-                "model_calls": self._model_calls, "overhead_tokens": self._overhead}
-
-    def _record(self, event: CompressionEvent) -> None:
-        self._events.append(event)
-        if self.on_event is not None:
-            self.on_event(event)
+                "summarizer": self.summarizer, "on_event": self.on_event,
+                "model_calls": self._model_calls, "overhead_tokens": self._overhead,
+                "worker": self._worker}
 
     def _apply(self, result: object) -> list[CompressionEvent]:
         if not isinstance(result, CompressionResult):
             return []
         self._working = result.messages
+        self._events.extend(result.events)  # only a pass that is applied is recorded
         self._tally.reset(self._working)
         self._hinted = _any_compressed(self._working)
         return list(result.events)
@@ -195,6 +193,7 @@ class AutoContextMemory:
 
         Raises:
             OffloadNotFoundError: unknown id.
+            StoreError: the store failed, or the blob is damaged (the message names it).
         """
         return self.offload.load(offload_id)
 

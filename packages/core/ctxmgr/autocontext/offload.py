@@ -7,6 +7,7 @@ metadata marking it compressed, so no later step mistakes it for an answer.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -14,8 +15,8 @@ import uuid
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, offload_tag
-from ctxmgr.errors import OffloadNotFoundError
-from ctxmgr.messages import Message, message_from_dict, message_to_dict
+from ctxmgr.errors import OffloadNotFoundError, StoreError
+from ctxmgr.messages import ROLES, Message, message_from_dict, message_to_dict
 from ctxmgr.store.base import Namespace, Store
 
 __all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
@@ -57,13 +58,114 @@ class OffloadStore:
 
         Raises:
             OffloadNotFoundError: unknown id (also for ids that are not 32 hex digits).
+            StoreError: the store failed, or the blob is damaged (the message names it).
         """
         if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
             raise OffloadNotFoundError(str(offload_id))
-        data = self.store.get(self.namespace, f"{offload_id}.json")
+        key = f"{offload_id}.json"
+        try:
+            data = self.store.get(self.namespace, key)
+        except StoreError:
+            raise
+        except OSError as exc:  # a store that raises plain OSError: one error type for callers
+            raise StoreError(exc.errno, f"cannot read offloaded messages {offload_id} from "
+                                        f"{self._where(key)}: {exc}") from exc
         if data is None:
             raise OffloadNotFoundError(offload_id)
-        return [message_from_dict(d) for d in json.loads(data)["messages"]]
+        try:
+            return _messages_from_blob(data, offload_id)
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            raise StoreError(f"offloaded messages {offload_id} in {self._where(key)} are "
+                             f"damaged: {exc}") from exc
+
+    def _where(self, key: str) -> str:
+        """The blob's file for a FileStore, else its namespace and key in the store."""
+        from ctxmgr.store.files import FileStore
+
+        if isinstance(self.store, FileStore):
+            return str(self.store.path(self.namespace, key))
+        ns = self.namespace
+        return f"{self.store!r} at {ns.project}/{ns.kind}/{ns.session}/{key}"
+
+    def exists(self, offload_id: str) -> bool:
+        """Whether a blob is stored under ``offload_id`` (whatever its state)."""
+        return self.store.get(self.namespace, f"{offload_id}.json") is not None
+
+    def discard(self, offload_id: str) -> None:
+        """Remove the blob of a compression that was never applied (best effort)."""
+        with contextlib.suppress(OSError):
+            self.store.delete(self.namespace, f"{offload_id}.json")
 
     def ids(self) -> list[str]:
         return [k.removesuffix(".json") for k in self.store.keys(self.namespace)]
+
+
+def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:
+    """Parse a blob written by :meth:`OffloadStore.save`; ``ValueError`` says what is wrong."""
+    try:
+        blob = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError("it is not UTF-8") from exc
+    except RecursionError as exc:
+        raise ValueError("it is nested too deeply") from exc
+    except ValueError as exc:
+        raise ValueError(f"it is not valid JSON ({str(exc)[:80]})") from exc
+    if not isinstance(blob, dict) or not isinstance(blob.get("messages"), list):
+        raise ValueError("it holds no list of messages")
+    if blob.get("id") != offload_id:
+        raise ValueError(f"it holds id {str(blob.get('id'))[:40]!r}")
+    for i, d in enumerate(blob["messages"]):
+        problem = _message_problem(d)
+        if problem is not None:
+            raise ValueError(f"message {i}: {problem}")
+    return [message_from_dict(d) for d in blob["messages"]]
+
+
+_BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "text": {"text": str},
+    "tool_use": {"id": str, "name": str, "input": dict},
+    "tool_result": {"tool_use_id": str, "content": (str, list)},
+    "opaque": {"data": dict},
+}
+
+
+def _message_problem(d: object) -> str | None:
+    """What keeps ``d`` from being a message :func:`message_to_dict` wrote, or ``None``."""
+    if not isinstance(d, dict):
+        return f"is {type(d).__name__}, not an object"
+    if not isinstance(d.get("id"), str):
+        return "has no string id"
+    if d.get("role") not in ROLES:
+        return f"has role {str(d.get('role'))[:40]!r}"
+    if not isinstance(d.get("metadata", {}), dict) or not isinstance(d.get("extra", {}), dict):
+        return "has metadata or extra that is not an object"
+    content = d.get("content")
+    if not isinstance(content, list):
+        return "has no list of content blocks"
+    for block in content:
+        problem = _block_problem(block)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _block_problem(b: object, *, in_result: bool = False) -> str | None:
+    if not isinstance(b, dict):
+        return f"a content block is {type(b).__name__}, not an object"
+    kind = b.get("type")
+    fields = _BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None or (in_result and kind not in ("text", "opaque")):
+        return f"a content block has type {str(kind)[:40]!r}"
+    for name, types in fields.items():
+        if not isinstance(b.get(name), types):
+            return f"a {kind} block has no valid {name!r}"
+    if not isinstance(b.get("extra", {}), dict):
+        return f"a {kind} block has extra that is not an object"
+    if kind == "tool_use" and not isinstance(b.get("raw_input"), str | None):
+        return "a tool_use block has a raw_input that is not a string"
+    if kind == "tool_result" and isinstance(b["content"], list):
+        for part in b["content"]:
+            problem = _block_problem(part, in_result=True)
+            if problem is not None:
+                return problem
+    return None

@@ -3,7 +3,10 @@
 ``compress`` and ``acompress`` share one planning core, a generator that
 yields summarizer requests and receives their outcomes, so the sync and async
 paths cannot drift apart. Nothing is replaced before its originals are
-offloaded, and a failed summarizer only skips its strategy.
+offloaded, and a failed summarizer only skips its strategy. So does a store
+that cannot write (any ``OSError``): the step's originals stay in place. A pass
+that anything else aborts leaves no trace: the blobs it wrote for the first
+time are removed, and its result is never applied.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import STRATEGIES, Plan, Strategy, StrategyContext
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
+    SummaryWorker,
     asummarize_safely,
     clip_for_summary,
     render_transcript,
@@ -97,6 +101,7 @@ class _Pass:
         self._rejected: set[tuple[int, str, str, int]] = set()  # stand-ins no smaller
         self._count_goal = _count_goal(config)
         self.effective = config.effective()
+        self.new_blobs: list[str] = []  # offload ids this pass wrote that were not there
 
     def done(self) -> bool:
         return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
@@ -150,7 +155,10 @@ class _Pass:
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
             return None
-        self.offload.save(original, offload_id)
+        fresh = not self.offload.exists(offload_id)
+        self.offload.save(original, offload_id)  # an OSError here changes nothing
+        if fresh:
+            self.new_blobs.append(offload_id)
         self.work[plan.start:plan.end] = stand_in
         self.edited_from = min(self.edited_from, plan.start)
         before, self.tokens = self.tokens, self.tokens - old + new
@@ -191,6 +199,20 @@ def _plan_and_apply(
                 model_calls=model_calls, overhead_tokens=overhead_tokens)
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
+    try:
+        yield from _strategies(run, config=config, counter=counter, use_llm=use_llm)
+    except BaseException:
+        # Aborted (a bug, an interrupt, a store raising something other than OSError):
+        # this pass is never applied, so blobs only it wrote would point nowhere.
+        for offload_id in run.new_blobs:
+            offload.discard(offload_id)
+        raise
+    return run.result()
+
+
+def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
+                use_llm: bool) -> Generator[_SummaryRequest, SummaryOutcome, None]:
+    """Run the strategies cheapest first on ``run`` until it is small enough."""
     for strategy in STRATEGIES:
         n = strategy.number
         if not config.enabled(n) or (n in _LLM_STRATEGIES and not use_llm):
@@ -217,14 +239,19 @@ def _plan_and_apply(
                         skipped = True
                         break
                     summary = outcome.text
-                placed = run.apply(strategy, plan, original, summary, summary_input, started)
+                try:
+                    placed = run.apply(strategy, plan, original, summary, summary_input,
+                                       started)
+                except OSError as exc:  # the store cannot write: skip, like a summarizer
+                    run.skip(strategy, summary_input, started, f"offload store failed: {exc}")
+                    skipped = True
+                    break
                 if placed is not None:
                     progressed = True
                     if placed != len(original):
                         break  # indices of later plans moved: plan again
             if skipped or not progressed:
                 break
-    return run.result()
 
 
 def compress(
@@ -238,6 +265,7 @@ def compress(
     force: bool = False,
     model_calls: int | None = None,
     overhead_tokens: int = 0,
+    worker: SummaryWorker | None = None,
 ) -> CompressionResult:
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
@@ -250,6 +278,11 @@ def compress(
             window does not need must pay for itself.
         overhead_tokens: prompt tokens sent beside ``messages`` (a system prompt kept
             elsewhere, tool schemas, the reload hint); they count towards every threshold.
+        worker: runs sync summarizer calls (default: a fresh one per call); pass the
+            same worker on every call so that a hung summarizer holds one thread.
+
+    A store that cannot write skips the step that needed it (a "skipped" event
+    says why), as a failing summarizer does.
 
     Raises:
         ContextOverflowError: still over ``budget_tokens`` after every strategy applied
@@ -259,13 +292,17 @@ def compress(
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
+    worker = worker or SummaryWorker()
     try:
         request = next(gen)
         while True:
             request = gen.send(summarize_safely(summarizer, request.messages, request.instruction,
-                                                timeout_s=config.summary_timeout_s))
+                                                timeout_s=config.summary_timeout_s,
+                                                worker=worker))
     except StopIteration as stop:
         return stop.value
+    finally:
+        gen.close()  # interrupted while waiting: the pass cleans up now, not at collection
 
 
 async def acompress(
@@ -279,16 +316,20 @@ async def acompress(
     force: bool = False,
     model_calls: int | None = None,
     overhead_tokens: int = 0,
+    worker: SummaryWorker | None = None,
 ) -> CompressionResult:
     """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
+    worker = worker or SummaryWorker()
     try:
         request = next(gen)
         while True:
             outcome = await asummarize_safely(summarizer, request.messages, request.instruction,
-                                              timeout_s=config.summary_timeout_s)
+                                              timeout_s=config.summary_timeout_s, worker=worker)
             request = gen.send(outcome)
     except StopIteration as stop:
         return stop.value
+    finally:
+        gen.close()

@@ -26,7 +26,7 @@ from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
 from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.autocontext.standins import StandIn, StandIns, check_unique_ids
-from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
+from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import Message
 from ctxmgr.prompts import reload_hint_message
@@ -112,6 +112,7 @@ class ContextProcessor:
         self.on_event = on_event
         self.hint = reload_hint_message() if reload_hint else None
         self.hint_tokens = self.counter.count(self.hint) if self.hint else 0
+        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
         self._known: dict[str, Message] = {}
         """Messages of the last working view by id: an equal message handed over again
         (a framework converts its history anew on every call) reuses the known object and
@@ -168,7 +169,8 @@ class ContextProcessor:
     def _kwargs(self, calls: int, overhead_tokens: int) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
                 "summarizer": self.summarizer, "on_event": self.on_event,
-                "model_calls": calls, "overhead_tokens": overhead_tokens + self.hint_tokens}
+                "model_calls": calls, "overhead_tokens": overhead_tokens + self.hint_tokens,
+                "worker": self._worker}
 
     def _finish(self, history: Sequence[Message], view: list[Message], stand_ins: StandIns,
                 result: CompressionResult, overhead_tokens: int) -> ProcessResult:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.paging import paginate
-from ctxmgr.errors import OffloadNotFoundError
+from ctxmgr.errors import OffloadNotFoundError, StoreError
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.messages import thaw as _thaw
 from ctxmgr.prompts import ToolSpec
@@ -15,6 +16,8 @@ from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "handle_reload_call", "render_reloaded"]
+
+logger = logging.getLogger(__name__)
 
 CONTEXT_RELOAD_TOOL = ToolSpec(
     name="context_reload",
@@ -88,6 +91,10 @@ def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
     except OffloadNotFoundError:
         return (f"No messages found for uuid {uuid!r}. Copy the id exactly from a "
                 "<!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+    except StoreError as exc:  # the store failed or the blob is damaged: not the model's fault
+        logger.warning("context_reload of %s failed: %s", uuid, exc)
+        return (f"The original messages for uuid {uuid} cannot be read: {exc}. Please "
+                "carry on from the compressed text in the conversation.")
     header = f"Reloaded {len(messages)} original message(s) for uuid {uuid}"
     text = render_reloaded(messages)
     if room_tokens is None:

@@ -4,6 +4,12 @@ A summarizer is any object with ``summarize(messages, instruction) -> str``
 and/or ``async asummarize(messages, instruction) -> str``. The runner gives
 each call a timeout and turns every failure (exception, timeout, empty answer)
 into ``None``: the caller skips its strategy and keeps the data.
+
+A sync call runs in a thread that is abandoned, not killed, when it times out
+(Python cannot stop a thread). A :class:`SummaryWorker` bounds that: it runs
+one call at a time, and while an abandoned call is still running every further
+call through it is skipped at once, so a hung model holds one thread per
+memory, never one per call, and the agent never waits on it.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import inspect
 import json
 import re
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
@@ -25,6 +32,7 @@ __all__ = [
     "clip_for_summary",
     "ExtractiveSummarizer",
     "SummaryOutcome",
+    "SummaryWorker",
     "Summarizer",
     "asummarize_safely",
     "render_transcript",
@@ -188,48 +196,92 @@ def _check(text: object) -> SummaryOutcome:
     return SummaryOutcome(text)
 
 
+class SummaryWorker:
+    """Runs sync summarizer calls one at a time, each in a daemon thread with a timeout.
+
+    While a call that timed out is still running, further calls are skipped at
+    once (their outcome says so) instead of starting another thread; once it
+    returns, its answer is dropped and the next call runs normally. Give each
+    memory its own worker: :class:`~ctxmgr.AutoContextMemory` does.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._running: threading.Thread | None = None
+        self._started = 0.0
+
+    def run(self, summarizer: object, messages: Sequence[Message], instruction: str, *,
+            timeout_s: float) -> SummaryOutcome:
+        """One call; never raises, never blocks past ``timeout_s``."""
+        box: dict[str, object] = {}
+
+        def call() -> None:
+            try:
+                if hasattr(summarizer, "summarize"):
+                    box["text"] = summarizer.summarize(messages, instruction)
+                else:  # duck-typed: no ``summarize``, so it must be async-only
+                    box["text"] = asyncio.run(
+                        summarizer.asummarize(messages, instruction))  # type: ignore[attr-defined]
+            except BaseException as exc:  # noqa: BLE001 - any failure means "skip"
+                box["error"] = f"summarizer raised {type(exc).__name__}: {exc}"
+
+        with self._guard:
+            if self._running is not None and self._running.is_alive():
+                age = time.monotonic() - self._started
+                return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s (an "
+                                            "earlier call that timed out is still running, "
+                                            f"for {age:.0f} s; skipped without a new call)")
+            worker = threading.Thread(target=call, name="ctxmgr-summarizer", daemon=True)
+            self._running, self._started = worker, time.monotonic()
+            worker.start()
+        worker.join(timeout_s)
+        if worker.is_alive():
+            return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
+        if "error" in box:
+            return SummaryOutcome(None, str(box["error"]))
+        return _check(box.get("text"))
+
+
 def summarize_safely(
-    summarizer: object, messages: Sequence[Message], instruction: str, *, timeout_s: float
+    summarizer: object, messages: Sequence[Message], instruction: str, *, timeout_s: float,
+    worker: SummaryWorker | None = None,
 ) -> SummaryOutcome:
     """Call a summarizer with a timeout; never raises, never blocks past ``timeout_s``.
 
-    A sync summarizer runs in a daemon thread (a hung call is abandoned, not
-    waited for); an async-only one runs in a fresh event loop in that thread.
+    A sync summarizer runs in a daemon thread of ``worker`` (default: a fresh
+    one, so nothing bounds the threads that hung calls leave behind); an
+    async-only one runs in a fresh event loop in that thread.
     """
-    box: dict[str, object] = {}
-
-    def run() -> None:
-        try:
-            if hasattr(summarizer, "summarize"):
-                box["text"] = summarizer.summarize(messages, instruction)
-            else:  # duck-typed: no ``summarize``, so it must be async-only
-                box["text"] = asyncio.run(
-                    summarizer.asummarize(messages, instruction))  # type: ignore[attr-defined]
-        except BaseException as exc:  # noqa: BLE001 - any failure means "skip"
-            box["error"] = f"summarizer raised {type(exc).__name__}: {exc}"
-
-    worker = threading.Thread(target=run, name="ctxmgr-summarizer", daemon=True)
-    worker.start()
-    worker.join(timeout_s)
-    if worker.is_alive():
-        return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
-    if "error" in box:
-        return SummaryOutcome(None, str(box["error"]))
-    return _check(box.get("text"))
+    return (worker or SummaryWorker()).run(summarizer, messages, instruction,
+                                           timeout_s=timeout_s)
 
 
 async def asummarize_safely(
-    summarizer: object, messages: Sequence[Message], instruction: str, *, timeout_s: float
+    summarizer: object, messages: Sequence[Message], instruction: str, *, timeout_s: float,
+    worker: SummaryWorker | None = None,
 ) -> SummaryOutcome:
-    """Async twin of :func:`summarize_safely`; a sync summarizer runs in a thread."""
+    """Async twin of :func:`summarize_safely`; a sync summarizer runs in ``worker``'s thread.
+
+    An async summarizer that blocks the event loop (sync I/O inside ``async def``)
+    cannot be interrupted; an answer it gives after ``timeout_s`` is not used.
+    """
     method = getattr(summarizer, "asummarize", None)
     if method is None or not inspect.iscoroutinefunction(method):
-        return await asyncio.to_thread(
-            summarize_safely, summarizer, messages, instruction, timeout_s=timeout_s)
+        return await asyncio.to_thread(summarize_safely, summarizer, messages, instruction,
+                                       timeout_s=timeout_s, worker=worker)
+    started = time.monotonic()
     try:
-        text = await asyncio.wait_for(method(messages, instruction), timeout_s)
-    except TimeoutError:
-        return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
+        async with asyncio.timeout(timeout_s) as deadline:
+            text = await method(messages, instruction)
+    except TimeoutError as exc:
+        if deadline.expired():
+            return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
+        return SummaryOutcome(None, f"summarizer raised TimeoutError: {exc}")
     except Exception as exc:  # noqa: BLE001 - any failure means "skip"
         return SummaryOutcome(None, f"summarizer raised {type(exc).__name__}: {exc}")
+    elapsed = time.monotonic() - started
+    if elapsed > timeout_s:
+        return SummaryOutcome(None, f"summarizer answered after {elapsed:.1f} s, past the "
+                                    f"{timeout_s:g} s timeout (it blocked the event loop); "
+                                    "its answer was not used")
     return _check(text)

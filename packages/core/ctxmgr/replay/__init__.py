@@ -11,9 +11,13 @@
 A policy is any object with ``name``, ``reset()`` and ``prompt(history) ->
 PolicyResult`` (see :mod:`ctxmgr.replay.policy`); register a factory with
 :func:`register_policy` to compare your own. Peer policies import their
-framework only when created.
+framework only when created. Every prompt is also scored for fidelity against
+the recorded next step (:mod:`ctxmgr.replay.fidelity`); a policy with a
+``reload(id)`` method (:class:`Reloader`) has the facts behind its offload ids
+counted as reloadable.
 """
 
+from ctxmgr.replay.fidelity import CallFidelity, Reloader
 from ctxmgr.replay.metrics import METRIC_KEYS, CallRecord, TrajectoryResult
 from ctxmgr.replay.policy import (
     PEER_POLICIES,
@@ -39,6 +43,7 @@ __all__ = [
     "METRIC_KEYS",
     "PEER_POLICIES",
     "POLICY_NAMES",
+    "CallFidelity",
     "CallRecord",
     "FakeSummarizer",
     "IncrementalPolicy",
@@ -49,6 +54,7 @@ __all__ = [
     "PolicyResult",
     "PolicyRun",
     "PolicyUnavailableError",
+    "Reloader",
     "ReplayReport",
     "SummarizerUsage",
     "Trajectory",

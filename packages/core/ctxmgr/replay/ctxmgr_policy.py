@@ -53,3 +53,8 @@ class CtxmgrPolicy:
         seconds = time.perf_counter() - start
         return PolicyResult(messages=tuple(self.memory.prompt), events=events,
                             seconds=seconds)
+
+    def reload(self, offload_id: str) -> list[Message]:
+        """The originals behind an offload id in this trajectory's prompts (replay's
+        ``fact_reloadable`` asks); raises ``OffloadNotFoundError`` for an unknown id."""
+        return self.memory.reload(offload_id)

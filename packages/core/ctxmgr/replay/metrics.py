@@ -13,15 +13,35 @@ Definitions, per model call:
 * ``pairing_violations``: :func:`ctxmgr.pairing.validate_pairing` on the prompt
   (OpenAI rules).
 
+Fidelity, per call, against the recorded next step (the fact rule and what
+"available", "reloadable" and "recency" mean are in :mod:`ctxmgr.replay.fidelity`):
+
+* ``fact_availability``: needed facts present verbatim in the prompt / needed facts;
+* ``fact_reloadable``: of the needed facts missing from the prompt, the share that
+  an offload id in the prompt gives back (always 0 for a policy that cannot reload);
+* ``recency``: calls whose prompt holds the last three tool results verbatim / calls
+  with at least one tool result before them;
+* ``fact_availability_by_age``: ``fact_availability`` per source age bucket
+  (``"1"``, ``"2"``, ``"3"``, ``"4-10"``, ``"11+"`` tool results back);
+* ``cost_with_reloads``: ``effective_cost`` plus, for each call that misses a needed
+  fact an offload id could give back (a "reload call"), one reload round trip: the
+  prompt again at the cached price and the reloaded messages' tokens uncached.
+
+A share whose denominator is empty (no needed facts, nothing missing, no tool
+result yet) is 1.0: nothing was lost.
+
 Sums over calls give a trajectory's row; sums over trajectories the aggregate.
-Ratios (``savings``, ``cache_hit_ratio``) are recomputed from the sums, and
-``ms_per_call_median`` is the median over every call.
+Ratios (``savings``, ``cache_hit_ratio``, the fidelity shares) are recomputed from
+the sums, and ``ms_per_call_median`` is the median over every call.
 
 Besides the SPEC §8 keys (:data:`METRIC_KEYS`) every row carries
 ``cached_tokens``, ``baseline_effective_cost`` (the no-management cost of the
 same calls), ``effective_cost_ratio`` (effective cost / that baseline, the
 "cost / none" of the issue's tables), ``summarizer_input_tokens``,
-``summarizer_output_tokens`` and ``events`` (compressions by strategy name); the
+``summarizer_output_tokens``, ``events`` (compressions by strategy name), the
+counts behind the fidelity shares (``needed_facts``, ``facts_available``,
+``facts_reloadable``, ``needed_facts_by_age``, ``recency_calls``), ``reload_calls``,
+``reload_tokens`` and ``cost_with_reloads_ratio`` (over the same baseline); the
 aggregate adds ``runs`` and ``errors`` (trajectories on which the policy raised;
 such a row has an ``error`` string and only the calls before the failure).
 """
@@ -36,6 +56,7 @@ from typing import Any
 
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock
 from ctxmgr.pairing import validate_pairing
+from ctxmgr.replay.fidelity import AGE_BUCKETS, CallFidelity
 from ctxmgr.tokens import TokenCounter
 
 __all__ = [
@@ -70,8 +91,14 @@ METRIC_KEYS: tuple[str, ...] = (
     "pairing_violations",
     "task_lost",
     "ms_per_call_median",
+    "fact_availability",
+    "fact_reloadable",
+    "recency",
+    "fact_availability_by_age",
+    "cost_with_reloads",
 )
-"""The keys SPEC §8 requires on every row; rows carry a few more (see :func:`_row`)."""
+"""The keys every row carries, the fidelity measures included; rows carry a few more
+(see the module doc)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,6 +117,8 @@ class CallRecord:
     task_lost: bool = False
     seconds: float = 0.0
     events: tuple[str, ...] = ()
+    fidelity: CallFidelity = field(default_factory=CallFidelity)
+    """What the prompt kept of the facts the recorded next step used."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -163,6 +192,7 @@ def measure_call(
     summarizer_calls: int = 0,
     summarizer_input_tokens: int = 0,
     summarizer_output_tokens: int = 0,
+    fidelity: CallFidelity | None = None,
 ) -> CallRecord:
     """Measure one model call (``previous_history_tokens``: baseline tokens of the call before,
     all of which a no-management prompt finds cached)."""
@@ -182,6 +212,7 @@ def measure_call(
         task_lost=task is not None and not prompt_has_task(prompt, task, task_message),
         seconds=seconds,
         events=events,
+        fidelity=fidelity or CallFidelity(),
     )
 
 
@@ -195,6 +226,8 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
     cost = effective_cost(cached, prompt - cached, s_in + s_out)
     base_cost = effective_cost(base_cached, baseline - base_cached)
     events = Counter(e for c in calls for e in c.events)
+    fid = _fidelity(calls)
+    with_reloads = cost + fid.pop("reload_cost")
     return {
         "model_calls": len(calls),
         "prompt_tokens": prompt,
@@ -210,6 +243,11 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
         "task_lost": sum(c.task_lost for c in calls),
         "ms_per_call_median": (
             round(statistics.median(c.seconds for c in calls) * 1000, 4) if calls else 0.0),
+        "fact_availability": fid.pop("fact_availability"),
+        "fact_reloadable": fid.pop("fact_reloadable"),
+        "recency": fid.pop("recency"),
+        "fact_availability_by_age": fid.pop("fact_availability_by_age"),
+        "cost_with_reloads": round(with_reloads, 1),
         # beyond SPEC §8: what the ratios above are made of
         "cached_tokens": cached,
         "baseline_effective_cost": round(base_cost, 1),
@@ -217,6 +255,52 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
         "summarizer_input_tokens": s_in,
         "summarizer_output_tokens": s_out,
         "events": dict(sorted(events.items())),
+        **fid,
+        "cost_with_reloads_ratio": round(with_reloads / base_cost, 4) if base_cost else 0.0,
+    }
+
+
+def _share(part: int, whole: int) -> float:
+    """``part / whole`` rounded, 1.0 when there is nothing to share (nothing was lost)."""
+    return round(part / whole, 4) if whole else 1.0
+
+
+def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
+    needed = available = reloadable = reload_calls = reload_tokens = 0
+    reload_cost = 0.0
+    by_age_needed = [0] * len(AGE_BUCKETS)
+    by_age_available = [0] * len(AGE_BUCKETS)
+    recency_calls = recent_kept = 0
+    for c in calls:
+        f = c.fidelity
+        needed += f.needed
+        available += f.available
+        reloadable += f.reloadable
+        for k in range(len(AGE_BUCKETS)):
+            by_age_needed[k] += f.needed_by_age[k]
+            by_age_available[k] += f.available_by_age[k]
+        if f.has_results:
+            recency_calls += 1
+            recent_kept += f.recent_kept
+        if f.reloadable:
+            reload_calls += 1
+            reload_tokens += f.reload_tokens
+            reload_cost += effective_cost(c.prompt_tokens, f.reload_tokens)
+    return {
+        "fact_availability": _share(available, needed),
+        "fact_reloadable": _share(reloadable, needed - available),
+        "recency": _share(recent_kept, recency_calls),
+        "fact_availability_by_age": {
+            name: _share(a, n)
+            for name, a, n in zip(AGE_BUCKETS, by_age_available, by_age_needed, strict=True)},
+        "needed_facts": needed,
+        "facts_available": available,
+        "facts_reloadable": reloadable,
+        "needed_facts_by_age": dict(zip(AGE_BUCKETS, by_age_needed, strict=True)),
+        "recency_calls": recency_calls,
+        "reload_calls": reload_calls,
+        "reload_tokens": reload_tokens,
+        "reload_cost": reload_cost,
     }
 
 

@@ -36,13 +36,18 @@ _COLUMNS: tuple[tuple[str, str], ...] = (
     ("summarizer_tokens", "summ. tokens"),
     ("pairing_violations", "pairing"),
     ("ms_per_call_median", "ms/call"),
+    ("fact_availability", "facts kept"),
+    ("fact_reloadable", "reloadable"),
+    ("recency", "recency"),
+    ("cost_with_reloads_ratio", "cost+reloads / none"),
 )
 
 
 def _cell(key: str, value: Any) -> str:
     if key == "savings":
         return f"{value * 100:.1f} %"
-    if key in ("effective_cost_ratio", "cache_hit_ratio"):
+    if key in ("effective_cost_ratio", "cache_hit_ratio", "fact_availability",
+               "fact_reloadable", "recency", "cost_with_reloads_ratio"):
         return f"{value:.3f}"
     if key == "ms_per_call_median":
         return f"{value:.3f}"
@@ -120,10 +125,13 @@ def replace_markdown_section(path: str | Path, name: str, body: str) -> None:
 
 def save_plot(report: ReplayReport, path: str | Path, *, policies: Sequence[str] | None = None
               ) -> None:
-    """PNG of prompt tokens per model call for each policy, with the budget line.
+    """PNG of prompt sizes (top) and fidelity (bottom) for each policy.
 
-    One trajectory: its curves. Several: the longest trajectory's curves (left) and,
-    for each call number, the mean over the trajectories that reach it (right).
+    Top: prompt tokens per model call with the budget line; one trajectory shows its
+    curves, several show the longest trajectory's curves (left) and, for each call
+    number, the mean over the trajectories that reach it (right). Bottom: fact
+    availability by source age (left) and effective cost against fact availability,
+    without (filled) and with (hollow) reload round trips (right).
     """
     import matplotlib
 
@@ -135,9 +143,9 @@ def save_plot(report: ReplayReport, path: str | Path, *, policies: Sequence[str]
     if not ids:
         raise ValueError("nothing to plot: no trajectories were replayed")
     longest = max(ids, key=lambda i: len(report.baseline_curves[i]))
-    panels = 1 if len(ids) == 1 else 2
-    fig, axes = plt.subplots(1, panels, figsize=(7 * panels, 4.8), squeeze=False)
-    ax = axes[0][0]
+    fig = plt.figure(figsize=(14, 9.6))
+    grid = fig.add_gridspec(2, 2)
+    ax = fig.add_subplot(grid[0, :] if len(ids) == 1 else grid[0, 0])
     for name in names:
         ax.plot(report.runs[name].curves.get(longest, []), label=name, linewidth=1.4)
     if "none" not in names:
@@ -148,18 +156,46 @@ def save_plot(report: ReplayReport, path: str | Path, *, policies: Sequence[str]
     ax.set_xlabel("model call")
     ax.set_ylabel("prompt tokens")
     ax.legend(fontsize=8)
-    if panels == 2:
-        ax = axes[0][1]
+    if len(ids) > 1:
+        ax = fig.add_subplot(grid[0, 1])
         for name in names:
             ax.plot(_mean_by_call(report.runs[name].curves.values()), label=name, linewidth=1.4)
         ax.axhline(report.budget, color="red", linestyle="--", linewidth=1, label="budget")
         ax.set_title(f"mean over {len(ids)} trajectories", fontsize=9)
         ax.set_xlabel("model call")
         ax.set_ylabel("prompt tokens (mean)")
-    fig.suptitle(f"prompt tokens per model call, budget {report.budget:,}")
+    _plot_fidelity(fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1]), report, names)
+    fig.suptitle(f"prompt tokens per model call and fidelity, budget {report.budget:,}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _plot_fidelity(by_age: Any, frontier: Any, report: ReplayReport, names: Sequence[str]
+                   ) -> None:
+    for k, name in enumerate(names):
+        agg = report.aggregate(name)
+        shares = agg["fact_availability_by_age"]
+        color = f"C{k}"
+        by_age.plot(list(shares), list(shares.values()), marker="o", label=name, color=color,
+                    linewidth=1.4)
+        cost, kept = agg["effective_cost_ratio"], agg["fact_availability"]
+        frontier.scatter([cost], [kept], color=color, label=name, zorder=3)
+        with_reloads = agg["cost_with_reloads_ratio"]
+        if with_reloads != cost:
+            frontier.plot([cost, with_reloads], [kept, kept], color=color, linestyle=":",
+                          linewidth=1)
+            frontier.scatter([with_reloads], [kept], facecolors="none", edgecolors=color,
+                             zorder=3)
+    by_age.set_title("needed facts in the prompt, by source age", fontsize=9)
+    by_age.set_xlabel("tool results back")
+    by_age.set_ylabel("fact availability")
+    by_age.legend(fontsize=8)
+    frontier.set_title("cost against fact availability (hollow: with reload round trips)",
+                       fontsize=9)
+    frontier.set_xlabel("effective cost / none")
+    frontier.set_ylabel("fact availability")
+    frontier.legend(fontsize=8)
 
 
 def _mean_by_call(curves: Any) -> list[float]:

@@ -3,7 +3,9 @@
 Each recorded assistant message is a model call; the policy is asked for the
 prompt it would send given every message before it. The recorded reply is
 then appended to the history whatever the policy sent, so all policies answer
-the same sequence of requests.
+the same sequence of requests. Each prompt is also checked against the
+recorded reply for the facts it needed (:mod:`ctxmgr.replay.fidelity`); that
+check is not part of the policy's time.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxmgr.messages import Message
+from ctxmgr.replay.fidelity import FidelityChecker, TrajectoryFacts, reloader_of
 from ctxmgr.replay.metrics import (
     TrajectoryResult,
     aggregate_row,
@@ -111,9 +114,11 @@ def replay(
             counter.count_messages(t.messages[:i])
             for i, m in enumerate(t.messages) if m.role == "assistant"
         ]
+    facts = [TrajectoryFacts(t.messages) for t in trajectories]
     for policy in built:
         report.runs[policy.name] = replay_policy(
-            trajectories, policy, counter=counter, summarizer=summarizer, progress=progress)
+            trajectories, policy, counter=counter, summarizer=summarizer, progress=progress,
+            facts=facts)
     return report
 
 
@@ -124,11 +129,14 @@ def replay_policy(
     counter: TokenCounter,
     summarizer: FakeSummarizer,
     progress: ProgressCallback | None = None,
+    facts: Sequence[TrajectoryFacts] | None = None,
 ) -> PolicyRun:
-    """Replay every trajectory under one policy (see :func:`replay`)."""
+    """Replay every trajectory under one policy (see :func:`replay`); ``facts``, one per
+    trajectory, saves finding the needed facts again for each policy."""
     run = PolicyRun(name=policy.name)
-    for t in trajectories:
-        result, curve = _replay_one(t, policy, counter, summarizer, progress)
+    for k, t in enumerate(trajectories):
+        found = facts[k] if facts is not None else TrajectoryFacts(t.messages)
+        result, curve = _replay_one(t, policy, counter, summarizer, progress, found)
         run.results.append(result)
         run.curves[t.id] = curve
     return run
@@ -140,6 +148,7 @@ def _replay_one(
     counter: TokenCounter,
     summarizer: FakeSummarizer,
     progress: ProgressCallback | None,
+    facts: TrajectoryFacts,
 ) -> tuple[TrajectoryResult, list[int]]:
     result = TrajectoryResult(id=t.id)
     curve: list[int] = []
@@ -148,6 +157,7 @@ def _replay_one(
     task_message = next((m for m in messages if m.role == "user" and task and m.text == task),
                         None)
     policy.reset()
+    checker = FidelityChecker(facts, counter, reloader_of(policy))
     previous_prompt: Sequence[Message] | None = None
     previous_history_tokens = 0
     calls = [i for i, m in enumerate(messages) if m.role == "assistant"]
@@ -180,6 +190,7 @@ def _replay_one(
             summarizer_calls=used.calls,
             summarizer_input_tokens=used.input_tokens,
             summarizer_output_tokens=used.output_tokens,
+            fidelity=checker.check(i, out.messages),
         )
         result.calls.append(record)
         curve.append(record.prompt_tokens)

@@ -4,14 +4,19 @@ A store holds small byte blobs under ``(namespace, key)``. A namespace is
 ``(project, session, kind)``: ``kind`` separates what is stored ("offload",
 "notes", …) so one store serves every mechanism of one agent session. Only
 four operations are required, so a backend (files, SQLite, a LangGraph
-``BaseStore``) is a few dozen lines.
+``BaseStore``) is a few dozen lines. A fifth, :meth:`Store.lock`, serialises
+read-modify-write sequences (the memo index); its default covers the threads
+of one process, and a backend that processes share overrides it.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +73,18 @@ class Store(ABC):
     def keys(self, namespace: Namespace) -> list[str]:
         """Every key in the namespace, sorted."""
 
+    def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
+        """Hold off other writers of ``namespace`` while a read-modify-write runs.
+
+        Reentrant within a thread. The default excludes the threads of this
+        process only; a backend that several processes share must override it
+        (:class:`~ctxmgr.store.FileStore` locks a file in the namespace's folder).
+
+        Raises:
+            StoreError: the lock could not be taken.
+        """
+        return _process_lock(namespace)
+
     @staticmethod
     def is_valid_key(key: object) -> bool:
         """Whether ``key`` obeys the key rule (backends use it to skip foreign entries)."""
@@ -95,3 +112,18 @@ class Store(ABC):
     def put_json(self, namespace: Namespace, key: str, value: Any) -> None:
         """Store ``value`` as indented UTF-8 JSON (readable on disk, e.g. ``index.json``)."""
         self.put(namespace, key, json.dumps(value, ensure_ascii=False, indent=2).encode())
+
+
+_PROCESS_LOCKS: dict[Namespace, threading.RLock] = {}
+_PROCESS_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _process_lock(namespace: Namespace) -> Iterator[None]:
+    # One lock per namespace for the whole process: two store objects over the same
+    # data (two InMemoryStore views of one dict are not possible, but two FileStores
+    # are) must exclude each other, and a namespace costs one small object.
+    with _PROCESS_LOCKS_GUARD:
+        lock = _PROCESS_LOCKS.setdefault(namespace, threading.RLock())
+    with lock:
+        yield

@@ -1,0 +1,376 @@
+"""Fidelity of a replayed prompt: does it still hold what the agent used next?
+
+Cost rewards throwing context away; these measures show what that costs. Each
+recorded assistant message shows what the agent actually used at that step, so
+the strings it copied from earlier tool output are the "needed facts" of the
+call before it.
+
+**The fact rule** (:func:`distinctive_strings`). A fact is a token of the
+recorded next step:
+
+1. its text comes from the assistant message's text blocks and from its tool
+   calls' argument values (strings, and numbers written out; nested lists and
+   objects are walked; argument names are not used);
+2. tokens are the maximal runs of the characters ``[A-Za-z0-9_./:-]``, with
+   leading and trailing ``.``, ``:``, ``-`` and ``/`` removed (sentence
+   punctuation, ``--flags``, ``./`` and trailing slashes);
+3. a token counts when it has at least six characters and is not a *plain
+   word*: a token made of ASCII letters only that is all lowercase
+   (``function``), all uppercase (``FAILED``) or one capital followed by
+   lowercase letters (``Traceback``). So ``lint_path``, ``models.py``,
+   ``src/app``, ``QuerySet``, ``getValue``, ``123456`` and ``3f2a9c1e``
+   count; ``return``, ``ERRORS`` and ``Django`` do not;
+4. it is *needed* at that call when it occurs, as a substring, in the output
+   of a tool result earlier in the history and in no earlier system or user
+   message's text (what the user or the system prompt said is not something the
+   agent had to keep from tool output).
+
+A needed fact is *available* when it occurs as a substring anywhere the model
+reads in the prompt (text, tool-result output, tool-call argument values): no
+fact holds a newline, so texts are joined by newlines without making false
+matches. It is *reloadable* when it is missing but occurs in messages that an
+offload id in the prompt (``<!-- CONTEXT_OFFLOAD: uuid=ID -->``) gives back,
+following ids inside reloaded messages too; only a policy with a ``reload(id)``
+method (:class:`Reloader`, ctxmgr's) can tell, so for the peers nothing is
+reloadable. The *reload tokens* of a call are the tokens of the messages that
+the shortest chain of ids to each reloadable fact gives back, each id counted
+once; replay charges them as one answer, though a ``context_reload`` that pages
+a long range takes more round trips for the same tokens. A fact's *source age*
+is how many tool results back the most recent tool result holding it is (1 = the
+last one before the call).
+
+*Recency* asks whether the prompt holds the last three tool results' output
+verbatim (fewer when fewer exist; calls with no tool result before them are
+not counted).
+
+Facts and their ages depend only on the trajectory, so :class:`TrajectoryFacts`
+finds them once and every policy's prompts are checked against them; a prompt
+message identical to a history message is recognised by identity or by its
+text, so only rewritten messages are searched.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.tokens import TokenCounter
+
+__all__ = [
+    "AGE_BUCKETS",
+    "MIN_FACT_CHARS",
+    "RECENT_RESULTS",
+    "CallFidelity",
+    "FidelityChecker",
+    "Reloader",
+    "TrajectoryFacts",
+    "age_bucket",
+    "distinctive_strings",
+    "is_plain_word",
+    "reloader_of",
+    "visible_text",
+]
+
+MIN_FACT_CHARS = 6
+"""Shortest fact, in characters."""
+RECENT_RESULTS = 3
+"""How many of the last tool results ``recency`` asks for."""
+AGE_BUCKETS: tuple[str, ...] = ("1", "2", "3", "4-10", "11+")
+"""Source-age buckets: how many tool results back a needed fact came from."""
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_./:-]+")
+_STRIP = ".:-/"
+_PLAIN_RE = re.compile(r"[a-z]+|[A-Z]+|[A-Z][a-z]+")
+
+
+def is_plain_word(token: str) -> bool:
+    """ASCII letters only, and all lowercase, all uppercase or capitalised."""
+    return _PLAIN_RE.fullmatch(token) is not None
+
+
+def distinctive_strings(text: str) -> Iterator[str]:
+    """The fact tokens of ``text`` in order (rule steps 2 and 3 of the module doc)."""
+    for raw in _TOKEN_RE.findall(text):
+        token = raw.strip(_STRIP)
+        if len(token) >= MIN_FACT_CHARS and not is_plain_word(token):
+            yield token
+
+
+def age_bucket(age: int) -> int:
+    """Index into :data:`AGE_BUCKETS` of a source age (1 = the last tool result)."""
+    if age <= 3:
+        return age - 1
+    return 3 if age <= 10 else 4
+
+
+def _argument_strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int | float):
+        yield str(value)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _argument_strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _argument_strings(v)
+
+
+def visible_text(m: Message, *, results: bool = True) -> str:
+    """Everything the model reads in ``m``: text, tool-result output (unless ``results``
+    is false), tool-call argument values, joined by newlines (which no fact contains)."""
+    parts: list[str] = []
+    for b in m.content:
+        if isinstance(b, TextBlock):
+            parts.append(b.text)
+        elif isinstance(b, ToolResultBlock):
+            if results:
+                parts.append(b.text)
+        elif isinstance(b, ToolUseBlock):
+            parts.extend(_argument_strings(b.input))
+    return "\n".join(parts)
+
+
+@runtime_checkable
+class Reloader(Protocol):
+    """A policy whose stand-ins can be reloaded: ``reload(id)`` gives the originals back
+    and raises ``KeyError`` (``OffloadNotFoundError`` is one) for an id it does not know."""
+
+    def reload(self, offload_id: str) -> Sequence[Message]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Need:
+    fact: str
+    bucket: int
+    where: tuple[int, ...]
+    """Indices of every history message whose visible text holds the fact."""
+
+
+class TrajectoryFacts:
+    """The needed facts of every model call of one trajectory, found once for all policies."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.messages = tuple(messages)
+        self.index_by_id = {id(m): i for i, m in enumerate(self.messages)}
+        visible = [visible_text(m) for m in self.messages]
+        self.index_by_text = {(m.role, t): i for i, (m, t) in
+                              enumerate(zip(self.messages, visible, strict=True))}
+        # one searchable string of segments: (message index, tool-result ordinal or -1,
+        # counts as context (system/user text))
+        segments: list[tuple[int, int, bool]] = []
+        texts: list[str] = []
+        self.results: list[tuple[int, str]] = []
+        """Every tool result in order: (message index, output)."""
+        for i, m in enumerate(self.messages):
+            for b in m.content:
+                if isinstance(b, ToolResultBlock):
+                    segments.append((i, len(self.results), False))
+                    texts.append(b.text)
+                    self.results.append((i, b.text))
+                elif isinstance(b, TextBlock):
+                    segments.append((i, -1, m.role in ("system", "user")))
+                    texts.append(b.text)
+                elif isinstance(b, ToolUseBlock):
+                    for s in _argument_strings(b.input):
+                        segments.append((i, -1, False))
+                        texts.append(s)
+        starts: list[int] = []
+        pos = 0
+        for t in texts:
+            starts.append(pos)
+            pos += len(t) + 1
+        whole = "\n".join(texts)
+        self._results_before: list[int] = []
+        count = 0
+        for m in self.messages:
+            self._results_before.append(count)
+            count += len(m.tool_results)
+        self.needs: dict[int, tuple[_Need, ...]] = {}
+        """Call (assistant message index) -> its needed facts."""
+        found: dict[str, list[tuple[int, int, bool]]] = {}
+        for i, m in enumerate(self.messages):
+            if m.role != "assistant":
+                continue
+            needs = []
+            for fact in dict.fromkeys(distinctive_strings(visible_text(m, results=False))):
+                hits = found.get(fact)
+                if hits is None:
+                    hits = found[fact] = _occurrences(fact, whole, starts, segments)
+                need = self._need(fact, hits, i)
+                if need is not None:
+                    needs.append(need)
+            self.needs[i] = tuple(needs)
+
+    def _need(self, fact: str, hits: list[tuple[int, int, bool]], call: int) -> _Need | None:
+        last_result = -1
+        for msg, result, context in hits:
+            if msg >= call:
+                break
+            if context:
+                return None
+            if result >= 0:
+                last_result = result
+        if last_result < 0:
+            return None
+        age = self._results_before[call] - last_result
+        where = tuple(dict.fromkeys(msg for msg, _, _ in hits if msg < call))
+        return _Need(fact=fact, bucket=age_bucket(age), where=where)
+
+    def recent_results(self, call: int) -> list[tuple[int, str]]:
+        """The last :data:`RECENT_RESULTS` tool results before ``call``."""
+        n = self._results_before[call]
+        return self.results[max(0, n - RECENT_RESULTS):n]
+
+
+def _occurrences(fact: str, whole: str, starts: list[int],
+                 segments: list[tuple[int, int, bool]]) -> list[tuple[int, int, bool]]:
+    out: list[tuple[int, int, bool]] = []
+    find = whole.find
+    pos = find(fact)
+    while pos >= 0:
+        k = bisect.bisect_right(starts, pos) - 1
+        out.append(segments[k])
+        # next segment: a fact never spans segments, and one hit per segment is enough
+        nxt = starts[k + 1] if k + 1 < len(starts) else len(whole)
+        pos = find(fact, nxt)
+    return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallFidelity:
+    """What one prompt kept of the facts its call needed."""
+
+    needed: int = 0
+    available: int = 0
+    reloadable: int = 0
+    needed_by_age: tuple[int, ...] = (0,) * len(AGE_BUCKETS)
+    available_by_age: tuple[int, ...] = (0,) * len(AGE_BUCKETS)
+    has_results: bool = False
+    """At least one tool result came before the call (``recency`` counts it)."""
+    recent_kept: bool = True
+    """The prompt holds the last three tool results' output verbatim."""
+    reload_tokens: int = 0
+    """Tokens a reload round trip would bring back (0 when no fact needs one)."""
+    missing: tuple[str, ...] = ()
+    """Needed facts not in the prompt, in the order the agent used them."""
+
+
+class FidelityChecker:
+    """Checks one policy's prompts for one trajectory against its :class:`TrajectoryFacts`."""
+
+    def __init__(self, facts: TrajectoryFacts, counter: TokenCounter,
+                 reload: Callable[[str], Sequence[Message]] | None = None) -> None:
+        self.facts = facts
+        self.counter = counter
+        self.reload = reload
+        self._reloaded: dict[str, tuple[str, int, tuple[str, ...]] | None] = {}
+
+    def check(self, call: int, prompt: Sequence[Message]) -> CallFidelity:
+        """Fidelity of ``prompt`` for the model call at message index ``call``."""
+        facts = self.facts
+        kept: set[int] = set()
+        other: list[str] = []
+        for m in prompt:
+            i = facts.index_by_id.get(id(m))
+            if i is not None and facts.messages[i] is m:
+                kept.add(i)
+                continue
+            text = visible_text(m)
+            i = facts.index_by_text.get((m.role, text))
+            if i is not None:
+                kept.add(i)
+            else:
+                other.append(text)
+        recent = facts.recent_results(call)
+        recent_kept = all(i in kept or not out or any(out in t for t in other)
+                          for i, out in recent)
+        needs = facts.needs.get(call, ())
+        if not needs:
+            return CallFidelity(has_results=bool(recent), recent_kept=recent_kept)
+        needed = [0] * len(AGE_BUCKETS)
+        available = [0] * len(AGE_BUCKETS)
+        missing: list[str] = []
+        for need in needs:
+            needed[need.bucket] += 1
+            if any(i in kept for i in need.where) or any(need.fact in t for t in other):
+                available[need.bucket] += 1
+            else:
+                missing.append(need.fact)
+        reloadable, reload_tokens = self._reloadable(missing, other)
+        return CallFidelity(
+            needed=len(needs), available=len(needs) - len(missing), reloadable=reloadable,
+            needed_by_age=tuple(needed), available_by_age=tuple(available),
+            has_results=bool(recent), recent_kept=recent_kept, reload_tokens=reload_tokens,
+            missing=tuple(missing))
+
+    def _reloadable(self, missing: list[str], other: list[str]) -> tuple[int, int]:
+        """How many ``missing`` facts the offload ids in the prompt give back, and the
+        tokens reloading them brings in.
+
+        Ids inside reloaded messages are followed breadth-first (a summary of a summary);
+        each fact is charged the shortest path of ids, prompt order first, to the
+        reload whose own messages hold it, and each id is charged once per call.
+        """
+        if not missing or self.reload is None:
+            return 0, 0
+        parent: dict[str, str | None] = {}
+        queue: deque[str] = deque()
+        for t in other:
+            for oid in find_offload_ids(t):
+                if oid not in parent:
+                    parent[oid] = None
+                    queue.append(oid)
+        order: list[tuple[str, str]] = []
+        while queue:
+            oid = queue.popleft()
+            got = self._load(oid)
+            if got is None:
+                continue
+            order.append((oid, got[0]))
+            for inner in got[2]:
+                if inner not in parent:
+                    parent[inner] = oid
+                    queue.append(inner)
+        charged: set[str] = set()
+        reloadable = 0
+        for fact in missing:
+            hit = next((oid for oid, text in order if fact in text), None)
+            if hit is None:
+                continue
+            reloadable += 1
+            while hit is not None and hit not in charged:
+                charged.add(hit)
+                hit = parent[hit]
+        return reloadable, sum(self._loaded_tokens(oid) for oid in charged)
+
+    def _loaded_tokens(self, oid: str) -> int:
+        got = self._reloaded[oid]
+        return got[1] if got is not None else 0
+
+    def _load(self, oid: str) -> tuple[str, int, tuple[str, ...]] | None:
+        if oid not in self._reloaded:
+            assert self.reload is not None
+            try:
+                messages = list(self.reload(oid))
+            except KeyError:  # an id the policy does not know is simply not reloadable
+                self._reloaded[oid] = None
+            else:
+                text = "\n".join(visible_text(m) for m in messages)
+                self._reloaded[oid] = (text, sum(self.counter.count(m) for m in messages),
+                                       tuple(find_offload_ids(text)))
+        return self._reloaded[oid]
+
+
+def reloader_of(policy: object) -> Callable[[str], Sequence[Message]] | None:
+    """The policy's ``reload`` method, if it has one."""
+    return policy.reload if isinstance(policy, Reloader) else None
+
