@@ -11,6 +11,7 @@ import pytest
 import tiktoken.load
 from hypothesis import settings
 from profiles import LONG
+from trajectory_paths import FIXTURES, SHARED
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 
@@ -22,9 +23,6 @@ settings.register_profile("dev", deadline=None)
 settings.register_profile("long", deadline=None, max_examples=1000)
 settings.load_profile("long" if LONG else "ci" if os.environ.get("CI") else "dev")
 
-FIXTURES = Path(__file__).parent / "fixtures" / "trajectories"
-SHARED = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
-"""The 124 recorded runs every benchmark figure is measured on (part of the repository)."""
 
 
 def _bundled_bpe_cache() -> str | None:
