@@ -6,11 +6,12 @@ Example::
     from langgraph.prebuilt import ToolNode, tools_condition
     from ctxmgr_langgraph import ContextNode, ContextState
 
-    context = ContextNode(AutoContextConfig(max_tokens=32_000), tools=tools)
+    context = ContextNode(AutoContextConfig(max_tokens=32_000), system_prompt=PROMPT,
+                          tools=tools)
 
     def call_model(state: ContextState) -> dict:
-        return {"messages": [model.bind_tools([*tools, *context.tools])
-                             .invoke(state["llm_input_messages"])]}
+        prompt = [("system", PROMPT), *state["llm_input_messages"]]
+        return {"messages": [model.bind_tools([*tools, *context.tools]).invoke(prompt)]}
 
     graph = StateGraph(ContextState)
     graph.add_node("context", context)
