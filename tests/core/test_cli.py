@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from trajectory_paths import FIXTURES, SHARED
+from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr._version import __version__
 from ctxmgr.autocontext.config import STRATEGY_NAMES

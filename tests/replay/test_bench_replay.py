@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from trajectory_paths import FIXTURES, SHARED
+from trajectory_dirs import FIXTURES, SHARED
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_replay.py"
 

@@ -127,6 +127,11 @@ class AutoContextConfig:
     """Strategies 1 and 4 skip ranges smaller than this many tokens. ``"auto"``:
     :data:`MIN_RANGE_TOKENS`, or ``max_tokens *`` :data:`MIN_RANGE_WINDOW_SHARE` if less.
     A number is used as given."""
+    identifiers_chars: int = 0
+    """Characters of the line a stand-in (summary or preview) carries naming the
+    distinctive strings (paths, identifiers, hashes) of what it replaced that its own
+    text lacks, most recent first: the agent can still copy them without a reload.
+    0 leaves the line out."""
     current_round_compression_ratio: float = 0.3
     """Strategy 6's target share of the current round's characters."""
     summary_input_chars: int = 1000
@@ -177,6 +182,7 @@ class AutoContextConfig:
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
                   "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
         _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens",
+                      "identifiers_chars",
                       "reserve_output_tokens", "keep_tool_results")
         if not 0 <= self.safety_margin < 0.5:
             raise ConfigError(f"safety_margin must be in [0, 0.5), got {self.safety_margin!r}")

@@ -11,6 +11,8 @@ time are removed, and its result is never applied.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
@@ -318,18 +320,32 @@ async def acompress(
     overhead_tokens: int = 0,
     worker: SummaryWorker | None = None,
 ) -> CompressionResult:
-    """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout)."""
+    """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout).
+
+    The planning steps, which read and write the offload store, run in a worker
+    thread: the event loop never blocks on the store, and a store bound to this very
+    loop (LangGraph's async Postgres and SQLite stores) can serve them.
+    """
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
     worker = worker or SummaryWorker()
+
+    def step(outcome: SummaryOutcome | None) -> tuple[_SummaryRequest | None, object]:
+        # StopIteration cannot cross a thread's future: hand the result back as data
+        try:
+            return (next(gen) if outcome is None else gen.send(outcome)), None
+        except StopIteration as stop:
+            return None, stop.value
+
     try:
-        request = next(gen)
-        while True:
+        request, done = await asyncio.to_thread(step, None)
+        while request is not None:
             outcome = await asummarize_safely(summarizer, request.messages, request.instruction,
                                               timeout_s=config.summary_timeout_s, worker=worker)
-            request = gen.send(outcome)
-    except StopIteration as stop:
-        return stop.value
+            request, done = await asyncio.to_thread(step, outcome)
+        assert isinstance(done, CompressionResult)
+        return done
     finally:
-        gen.close()
+        with contextlib.suppress(ValueError):  # cancelled while a step still runs
+            gen.close()

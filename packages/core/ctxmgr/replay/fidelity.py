@@ -52,12 +52,12 @@ text, so only rewritten messages are searched.
 from __future__ import annotations
 
 import bisect
-import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ctxmgr.autocontext.identifiers import MIN_FACT_CHARS, distinctive_strings, is_plain_word
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.tokens import TokenCounter
@@ -77,30 +77,10 @@ __all__ = [
     "visible_text",
 ]
 
-MIN_FACT_CHARS = 6
-"""Shortest fact, in characters."""
 RECENT_RESULTS = 3
 """How many of the last tool results ``recency`` asks for."""
 AGE_BUCKETS: tuple[str, ...] = ("1", "2", "3", "4-10", "11+")
 """Source-age buckets: how many tool results back a needed fact came from."""
-
-_TOKEN_RE = re.compile(r"[A-Za-z0-9_./:-]+")
-_STRIP = ".:-/"
-_PLAIN_RE = re.compile(r"[a-z]+|[A-Z]+|[A-Z][a-z]+")
-
-
-def is_plain_word(token: str) -> bool:
-    """ASCII letters only, and all lowercase, all uppercase or capitalised."""
-    return _PLAIN_RE.fullmatch(token) is not None
-
-
-def distinctive_strings(text: str) -> Iterator[str]:
-    """The fact tokens of ``text`` in order (rule steps 2 and 3 of the module doc)."""
-    for raw in _TOKEN_RE.findall(text):
-        token = raw.strip(_STRIP)
-        if len(token) >= MIN_FACT_CHARS and not is_plain_word(token):
-            yield token
-
 
 def age_bucket(age: int) -> int:
     """Index into :data:`AGE_BUCKETS` of a source age (1 = the last tool result)."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.identifiers import identifiers_note
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
@@ -70,18 +71,24 @@ def message_chars(m: Message) -> int:
 
 def summary_message(
     replaced: Sequence[Message], summary: str, offload_id: str, *, strategy: int,
-    current_round: bool = False,
+    current_round: bool = False, identifiers_chars: int = 0,
 ) -> Message:
     """One assistant message standing in for ``replaced``; it keeps the first one's id
     so a reducer that replaces by id leaves it in place."""
     first = replaced[0]
     return Message(
         role="assistant",
-        content=(TextBlock(text=f"{summary}\n{offload_tag(offload_id)}"),),
+        content=(TextBlock(text=_with_note(summary, identifiers_note(
+            replaced, summary, identifiers_chars), offload_id)),),
         id=first.id,
         metadata=CompressedMarker(strategy=strategy, offload_id=offload_id,
                                   current_round=current_round).metadata({}),
     )
+
+
+def _with_note(text: str, note: str, offload_id: str) -> str:
+    return f"{text}\n{note}\n{offload_tag(offload_id)}" if note else (
+        f"{text}\n{offload_tag(offload_id)}")
 
 
 def with_text_replaced(m: Message, text: str, offload_id: str, *, strategy: int) -> Message:

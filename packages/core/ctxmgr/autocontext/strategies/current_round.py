@@ -39,7 +39,8 @@ class CurrentRound:
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
-                                    strategy=self.number, current_round=True),)
+                                    strategy=self.number, current_round=True,
+                                    identifiers_chars=ctx.config.identifiers_chars),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=cfg.current_round_prompt.replace("{ratio}", ratio))]

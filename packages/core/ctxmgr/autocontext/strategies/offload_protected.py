@@ -9,20 +9,32 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ctxmgr.autocontext.identifiers import identifiers_note
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
-from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import (
+    ContentBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    text_message,
+)
 
 __all__ = ["OffloadProtected", "offload_plans", "previewed"]
 
 
-def previewed(m: Message, offload_id: str, *, chars: int, strategy: int) -> Message:
-    """``m`` with each text and tool-result output cut to a preview + tag."""
+def previewed(m: Message, offload_id: str, *, chars: int, strategy: int,
+              identifiers_chars: int = 0) -> Message:
+    """``m`` with each text and tool-result output cut to a preview + tag (and, with
+    ``identifiers_chars``, a line naming the distinctive strings the preview lost)."""
     tag = offload_tag(offload_id)
 
     def cut(text: str) -> str:
-        return f"{text[:chars]}...\n{tag}"
+        note = identifiers_note([text_message("tool", text[chars:])], text[:chars],
+                                identifiers_chars)
+        return f"{text[:chars]}...\n{note}\n{tag}" if note else f"{text[:chars]}...\n{tag}"
 
     blocks: list[ContentBlock] = []
     for b in m.content:
@@ -49,8 +61,8 @@ def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[P
             continue
 
         def build(_: str | None, offload_id: str, m: Message = m) -> tuple[Message, ...]:
-            return (previewed(m, offload_id, chars=cfg.preview_chars,
-                              strategy=strategy),)
+            return (previewed(m, offload_id, chars=cfg.preview_chars, strategy=strategy,
+                              identifiers_chars=cfg.identifiers_chars),)
 
         plans.append(Plan(strategy=strategy, start=i, end=i + 1, build=build))
     return plans

@@ -59,7 +59,8 @@ class PreviousRounds:
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
-                                    strategy=self.number),)
+                                    strategy=self.number,
+                                    identifiers_chars=ctx.config.identifiers_chars),)
 
         return Plan(strategy=self.number, start=start, end=end, build=build,
                     instruction=ctx.config.previous_round_prompt)

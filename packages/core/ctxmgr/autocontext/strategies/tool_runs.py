@@ -54,7 +54,8 @@ class ToolRuns:
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
-                                    strategy=self.number),)
+                                    strategy=self.number,
+                                    identifiers_chars=ctx.config.identifiers_chars),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=ctx.config.tool_run_prompt)]
