@@ -16,15 +16,14 @@ path the user gave. :func:`check_output` checks an output path before any work i
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import secrets
 import stat
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ctxmgr._atomic import write_atomic
 from ctxmgr.cli._common import UsageError
 
 if TYPE_CHECKING:
@@ -143,24 +142,11 @@ def write_text_file(out: str, text: str) -> None:
         except OSError as exc:
             raise OSError(exc.errno, exc.strerror, out) from None
         return
-    folder = os.path.dirname(os.path.abspath(target))
-    tmp = os.path.join(folder, f".{os.path.basename(target)}.{secrets.token_hex(4)}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        write_atomic(target, text.encode("utf-8"), temp_prefix=f".{os.path.basename(target)}.",
+                     mode=stat.S_IMODE(st.st_mode) if st is not None else None)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, out) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            if st is not None:
-                os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-            f.write(text)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OSError(exc.errno, exc.strerror, out) from None
-        raise
 
 
 def read_messages(path: str) -> list[Message]:
