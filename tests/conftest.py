@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import tiktoken.load
+import tiktoken.registry
+from fake_network import FakeNetwork
 from hypothesis import settings
 from profiles import LONG
 from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.tokens import bpe, counters
 
 # CI explores the same examples on every run, so a red build is reproducible; local runs
 # keep exploring new ones (and remember failures in .hypothesis/). The long profile, run by
@@ -32,11 +37,21 @@ def _bundled_bpe_cache() -> str | None:
 
 
 @pytest.fixture(autouse=True)
-def _offline_tiktoken(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point tiktoken at the BPE files llama-index-core ships: tests never download."""
+def _offline_tiktoken(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Point tiktoken at the BPE files llama-index-core ships, and fail any test that
+    makes tiktoken download one: tests never touch the network."""
     cache = _bundled_bpe_cache()
     if cache:
         monkeypatch.setenv("TIKTOKEN_CACHE_DIR", cache)
+    attempts: list[str] = []
+
+    def no_download(blobpath: str) -> bytes:
+        attempts.append(blobpath)
+        raise ConnectionError(f"tests never download ({blobpath})")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", no_download)
+    yield
+    assert not attempts, f"the test made tiktoken download {attempts}"
 
 
 @pytest.fixture(autouse=True)
@@ -69,3 +84,27 @@ def shared_trajectories() -> list[Trajectory]:
     runs = load_trajectories([SHARED])
     assert len(runs) == 124, f"{SHARED} should hold the 124 recorded runs, found {len(runs)}"
     return runs
+
+
+# ------------------------------------------------------------------ tiktoken without its file
+
+
+@pytest.fixture
+def no_bpe_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty TIKTOKEN_CACHE_DIR, the bundled cache hidden, nothing loaded yet
+    (neither by ctxmgr nor by tiktoken's own registry)."""
+    empty = tmp_path / "empty_tiktoken_cache"
+    empty.mkdir()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
+    monkeypatch.setattr(bpe, "_bundled_cache_dir", lambda: None)
+    monkeypatch.setattr(bpe, "_ENCODINGS", {})
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    monkeypatch.setattr(counters, "_fallback_warned", False)
+    return empty
+
+
+@pytest.fixture
+def offline(no_bpe_on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> FakeNetwork:
+    network = FakeNetwork()
+    monkeypatch.setattr(tiktoken.load, "read_file", network)
+    return network

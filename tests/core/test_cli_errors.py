@@ -87,7 +87,7 @@ def test_max_tokens_of_401_digits_is_one_error_line(command: str, args: list[obj
 def test_argument_errors_are_one_line_and_exit_2(argv: list[str]) -> None:
     run = cli(*argv)
     assert run.rc == 2, run
-    lines = run.err.splitlines()
+    lines = [line for line in run.err.splitlines() if line.strip()]  # rich's progress: blank
     assert len(lines) == 1, run.err
     assert lines[0].startswith("ctxmgr") and ": error: " in lines[0]
     assert lines[0].endswith("--help)")
@@ -158,6 +158,24 @@ def test_a_new_output_file_gets_the_usual_mode_under_the_umask(tmp_path: Path) -
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_output_to_a_device_is_written_into_not_replaced(tmp_path: Path) -> None:
+    run = cli("compress", _file(tmp_path / "in.json", json.dumps(SMALL)), "-o", os.devnull,
+              "--store", tmp_path / "s")
+    assert run.rc == 0, run.err
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_output_through_a_symlink_replaces_its_target_and_keeps_the_link(tmp_path: Path
+                                                                          ) -> None:
+    target, link = tmp_path / "real.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    run = cli("compress", _file(tmp_path / "in.json", json.dumps(SMALL)), "-o", link,
+              "--store", tmp_path / "s")
+    assert run.rc == 0, run.err
+    assert link.is_symlink() and json.loads(target.read_text())["messages"] == SMALL
+
+
 def test_nan_in_the_input_is_written_as_null_valid_json_and_said_on_stderr(
         tmp_path: Path) -> None:
     src = _file(tmp_path / "nan.json",
@@ -175,7 +193,7 @@ def test_nan_in_the_input_is_written_as_null_valid_json_and_said_on_stderr(
 def test_a_failed_compress_leaves_no_offloads_in_the_store(tmp_path: Path) -> None:
     store = tmp_path / "store"
     run = cli("compress", FIXTURE_RUNS[0], "--max-tokens", 1000, "--store", store)
-    assert "-token budget (the window less" in assert_one_error_line(run, "compress")
+    assert "-token budget" in assert_one_error_line(run, "compress")
     assert _offload_files(store) == []
 
 
@@ -260,3 +278,16 @@ def test_reload_of_a_damaged_offload_names_the_file(case: str, tmp_path: Path) -
     run: Run = cli("reload", offload_id, "--store", store)
     line = assert_one_error_line(run, "reload")
     assert str(path) in line and "damaged" in line
+
+
+# ------------------------------------------------------------------ warnings
+
+
+def test_a_warning_is_one_stderr_line_too(offline: object) -> None:
+    """Without a BPE file (and no network) counting falls back, said in one line."""
+    run = cli("replay", FIXTURE_RUNS[0], "--policy", "none")
+    assert run.rc == 0, run.err
+    lines = [line for line in run.err.splitlines() if line.strip()]  # rich's progress: blank
+    assert len(lines) == 1, run.err
+    line = lines[0]
+    assert line.startswith("ctxmgr replay: warning: ") and "approximately" in line

@@ -8,17 +8,15 @@ import os
 import subprocess
 import sys
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import tiktoken
 import tiktoken.load
-import tiktoken.registry
 import tiktoken_ext.openai_public
+from fake_network import FakeNetwork
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
-from ctxmgr.tokens import ApproximateCounter, TiktokenCounter, bpe, counters, default_counter
+from ctxmgr.tokens import ApproximateCounter, TiktokenCounter, bpe, default_counter
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 BUNDLED = bpe._bundled_cache_dir()  # read before any test hides it
@@ -32,41 +30,6 @@ def test_offline_encodings_match_tiktokens_own_definitions(encoding: str) -> Non
     assert ours._pat_str == theirs["pat_str"]
     assert ours._special_tokens == theirs["special_tokens"]
     assert ours._mergeable_ranks == theirs["mergeable_ranks"]
-
-
-class FakeNetwork:
-    """Stands in for tiktoken's download: records each URL, then fails or serves bytes."""
-
-    def __init__(self, serve: Callable[[str], bytes] | None = None) -> None:
-        self.urls: list[str] = []
-        self.serve = serve
-
-    def __call__(self, blobpath: str) -> bytes:
-        self.urls.append(blobpath)
-        if self.serve is None:
-            raise ConnectionError(f"Failed to resolve host for {blobpath}")
-        return self.serve(blobpath)
-
-
-@pytest.fixture
-def no_bpe_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty TIKTOKEN_CACHE_DIR, the bundled cache hidden, nothing loaded yet
-    (neither by ctxmgr nor by tiktoken's own registry)."""
-    empty = tmp_path / "empty_tiktoken_cache"
-    empty.mkdir()
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(empty))
-    monkeypatch.setattr(bpe, "_bundled_cache_dir", lambda: None)
-    monkeypatch.setattr(bpe, "_ENCODINGS", {})
-    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
-    monkeypatch.setattr(counters, "_fallback_warned", False)
-    return empty
-
-
-@pytest.fixture
-def offline(no_bpe_on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> FakeNetwork:
-    network = FakeNetwork()
-    monkeypatch.setattr(tiktoken.load, "read_file", network)
-    return network
 
 
 def test_without_a_file_on_disk_tiktoken_fetches_it_and_caches_it_as_usual(

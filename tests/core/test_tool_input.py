@@ -43,3 +43,14 @@ def test_archive_and_reload_word_a_non_object_input_the_same_way() -> None:
     reload_text = mem.handle_reload_call("[1]")
     assert archive_text.split(";")[0] == reload_text.split(";")[0] == (
         "Error: the input must be an object, got list")
+
+
+def test_the_three_tools_word_a_non_object_input_the_same_way() -> None:
+    from ctxmgr import MemoStore
+
+    mem = AutoContextMemory(counter=C)
+    _, archive_text = handle_archive_call([], ArchiveState(), "[1]")
+    memo_text = MemoStore(session="s").handle_memo_call("[1]")
+    first = "Error: the input must be an object, got list"
+    assert {archive_text.split(";")[0], mem.handle_reload_call("[1]").split(";")[0],
+            memo_text.split(";")[0]} == {first}

@@ -354,19 +354,21 @@ def test_a_graph_without_a_store_gets_its_offloads_under_ctxmgr_home(
 
 
 def test_the_readme_example_shares_offloads_and_memos_through_postgres(
-        postgres_uri: str, swe_trajectories: list[Trajectory]) -> None:
+        postgres_uri: str, monkeypatch: pytest.MonkeyPatch) -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     example = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
                    if "LangGraphStore(pg)" in b)
-    messages = swe_trajectories[0].messages
-    scope = {"DB_URI": postgres_uri, "thread_id": "thread-42", "messages": messages}
-    exec(example, scope)  # noqa: S102 - the README's own example
+    monkeypatch.setenv("DATABASE_URL", postgres_uri)
+    scope: dict[str, object] = {}
+    exec(example, scope)  # noqa: S102 - the README's own example, as written
+    messages = scope["messages"]
+    assert isinstance(messages, list)
     with PostgresStore.from_conn_string(postgres_uri) as pg:  # another worker
         store = LangGraphStore(pg)
-        offloads = OffloadStore(store, project="-srv-app", session="thread-42")
+        offloads = OffloadStore(store, project="-srv-app", session="thread-1")
         assert [message_to_dict(m) for m in offloads.load(scope["offload_id"])] == \
             [message_to_dict(m) for m in messages[:10]]
-        assert MemoStore(store, project="-srv-app", session="thread-42").read("plan")
+        assert MemoStore(store, project="-srv-app", session="thread-1").read("plan")
 
 
 def test_the_package_exports_the_store_names() -> None:

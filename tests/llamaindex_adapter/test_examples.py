@@ -44,7 +44,7 @@ def test_ctxmgr_demo_runs_the_bundled_run_through_a_real_llamaindex_agent(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--framework", "llamaindex"]) == 0
     out = capsys.readouterr().out
-    assert "real LlamaIndex ContextFunctionAgent" in out
+    assert "A real llamaindex agent replays the run" in out
     assert "116 model calls, budget 16000 tokens" in out
     saved = int(re.search(r"\((\d+)% saved\)", out).group(1))  # type: ignore[union-attr]
     assert saved > 50

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import text_message
 from ctxmgr.replay import (
-    PEER_POLICIES,
     FakeSummarizer,
     NonePolicy,
     PolicyContext,
     Trajectory,
     available_policies,
     create_policy,
+    peer_names,
     register_policy,
     replay,
 )
@@ -59,7 +60,7 @@ def test_none_policy_on_fixtures_saves_nothing_and_keeps_the_cache(
     assert len(data["policies"]["none"]["trajectories"]) == len(fixture_trajectories)
 
 
-@pytest.mark.parametrize("name", [*PEER_POLICIES, "ctxmgr"])
+@pytest.mark.parametrize("name", [*peer_names(), "ctxmgr"])
 def test_each_policy_runs_on_a_small_run_with_sane_numbers(
         name: str, small_runs: list[Trajectory], counter) -> None:
     if name not in available_policies():
@@ -110,7 +111,7 @@ def test_peers_share_the_fake_summarizer_and_counter(counter) -> None:
     fake = FakeSummarizer(counter)
     ctx = PolicyContext(budget=1_000, counter=counter, summarizer=fake)
     policy = create_policy("langmem_summarize", ctx)
-    assert policy.model is fake.as_langchain()
+    assert policy.model.summarizer is fake
     assert policy.converter.counter is counter
 
 
@@ -141,14 +142,22 @@ def test_unknown_policy_names_the_choices(counter) -> None:
         create_policy("nope", ctx)
 
 
-def test_a_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch, counter) -> None:
+@pytest.mark.parametrize(("name", "missing", "extra"), [
+    ("langmem_summarize", "langmem.short_term", "ctxmgr[langmem]"),
+    ("langchain_summarization", "langchain.agents.middleware.summarization",
+     "ctxmgr[langgraph]"),
+    ("llamaindex_summary_buffer", "llama_index.core.memory", "ctxmgr[llamaindex]"),
+])
+def test_a_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch, counter,
+                                              name: str, missing: str, extra: str) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "langmem.short_term", None)
-    monkeypatch.delitem(sys.modules, "ctxmgr.replay.peers.langmem_summarize", raising=False)
+    monkeypatch.setitem(sys.modules, missing, None)
+    for module in [m for m in sys.modules if ".replay_peers." in m]:
+        monkeypatch.delitem(sys.modules, module)
     ctx = PolicyContext(budget=1_000, counter=counter, summarizer=FakeSummarizer(counter))
-    with pytest.raises(PolicyUnavailableError, match='pip install "langmem"'):
-        create_policy("langmem_summarize", ctx)
+    with pytest.raises(PolicyUnavailableError, match=re.escape(f'pip install "{extra}"')):
+        create_policy(name, ctx)
 
 
 def test_registered_policies_join_the_run(small_runs: list[Trajectory], counter,

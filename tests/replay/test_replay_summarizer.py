@@ -1,4 +1,5 @@
-"""The shared fake summarizer: fixed answer, counted input and output, three faces."""
+"""The shared fake summarizer: fixed answer, counted input and output, and the chat
+model and LLM the adapters build around it for their peers."""
 
 from __future__ import annotations
 
@@ -46,8 +47,9 @@ def test_langchain_face_counts_what_it_was_sent(fake: FakeSummarizer) -> None:
     pytest.importorskip("langchain_core")
     from langchain_core.messages import HumanMessage
 
-    model = fake.as_langchain()
-    assert model is fake.as_langchain()
+    from ctxmgr_langgraph.replay_peers._shared import summary_chat_model
+
+    model = summary_chat_model(fake)
     reply = model.invoke([HumanMessage(content="summarize this " * 30)])
     assert reply.content == FIXED_SUMMARY
     assert fake.usage.calls == 1 and fake.usage.input_tokens > 30
@@ -57,7 +59,9 @@ def test_llamaindex_face_counts_chat_and_complete(fake: FakeSummarizer) -> None:
     pytest.importorskip("llama_index.core")
     from llama_index.core.llms import ChatMessage
 
-    llm = fake.as_llamaindex()
+    from ctxmgr_llamaindex.replay_peers._shared import FakeSummaryLLM
+
+    llm = FakeSummaryLLM(summarizer=fake)
     reply = llm.chat([ChatMessage(role="user", content="summarize this " * 30)])
     assert reply.message.content == FIXED_SUMMARY
     assert llm.complete("a prompt").text == FIXED_SUMMARY

@@ -2,6 +2,13 @@
 
 Needs ``pip install "ctxmgr[langgraph]"``: every name here imports LangChain
 when first used, and says which extra to install when it is missing.
+
+Three ways in, one engine underneath:
+
+* ``ContextMiddleware`` for ``langchain.agents.create_agent``;
+* ``ContextHook`` as ``create_react_agent``'s ``pre_model_hook`` (with
+  ``ContextAgentState`` as its state schema);
+* ``ContextNode`` and ``ContextState`` for a hand-built ``StateGraph``.
 """
 
 from __future__ import annotations
@@ -11,15 +18,51 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctxmgr_langgraph.convert import from_langchain, to_langchain
+    from ctxmgr_langgraph.hook import ContextAgentState, ContextHook
+    from ctxmgr_langgraph.middleware import ContextMiddleware, ContextMiddlewareState
+    from ctxmgr_langgraph.node import ContextNode, ContextState
+    from ctxmgr_langgraph.scripted import RecordedRun, ScriptedChatModel
+    from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
     from ctxmgr_langgraph.store import DEFAULT_PREFIX, LangGraphStore, resolve_store
     from ctxmgr_langgraph.summarizer import LangChainSummarizer
 
-__all__ = ["DEFAULT_PREFIX", "LangChainSummarizer", "LangGraphStore", "from_langchain",
-           "resolve_store", "to_langchain"]
+__all__ = [
+    "CONTEXT_KEY",
+    "ContextAgentState",
+    "ContextHook",
+    "ContextMiddleware",
+    "ContextMiddlewareState",
+    "ContextNode",
+    "ContextState",
+    "DEFAULT_PREFIX",
+    "LangChainSummarizer",
+    "LangGraphStore",
+    "RecordedRun",
+    "ScriptedChatModel",
+    "from_langchain",
+    "merge_context_state",
+    "resolve_store",
+    "to_langchain",
+]
 
-_WHERE = {"from_langchain": "convert", "to_langchain": "convert",
-          "LangChainSummarizer": "summarizer", "DEFAULT_PREFIX": "store",
-          "LangGraphStore": "store", "resolve_store": "store"}
+_WHERE = {
+    "CONTEXT_KEY": "state",
+    "ContextAgentState": "hook",
+    "ContextHook": "hook",
+    "ContextMiddleware": "middleware",
+    "ContextMiddlewareState": "middleware",
+    "ContextNode": "node",
+    "ContextState": "node",
+    "DEFAULT_PREFIX": "store",
+    "LangChainSummarizer": "summarizer",
+    "LangGraphStore": "store",
+    "RecordedRun": "scripted",
+    "ScriptedChatModel": "scripted",
+    "from_langchain": "convert",
+    "merge_context_state": "state",
+    "resolve_store": "store",
+    "to_langchain": "convert",
+}
 
 
 def __getattr__(name: str) -> Any:

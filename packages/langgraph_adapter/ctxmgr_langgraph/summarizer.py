@@ -14,7 +14,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
 
-__all__ = ["LangChainSummarizer"]
+__all__ = ["LangChainSummarizer", "summarizer_from_spec"]
 
 
 class LangChainSummarizer:
@@ -49,3 +49,24 @@ def _text(reply: Any) -> str:
     if callable(content):  # langchain-core < 1.0 exposed text() as a method
         return str(content())
     return str(getattr(reply, "content", ""))
+
+
+def summarizer_from_spec(spec: str) -> LangChainSummarizer:
+    """A summarizer on the chat model ``provider:model`` (LangChain's ``init_chat_model``),
+    as ``--summarizer provider:model`` asks for.
+
+    Raises:
+        ValueError: the model cannot be created (unknown provider, its package not
+            installed, no credentials...); the message is one line naming ``spec``.
+    """
+    try:
+        from langchain.chat_models import init_chat_model
+    except ImportError as exc:  # pragma: no cover - langchain ships with the extra
+        raise ValueError(f'{spec}: needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+    try:
+        model = init_chat_model(spec)
+    except Exception as exc:  # provider packages raise many kinds of errors
+        text = str(exc).strip()
+        reason = text.splitlines()[0] if text else type(exc).__name__
+        raise ValueError(f"cannot create summarizer {spec!r}: {reason}") from None
+    return LangChainSummarizer(model)

@@ -199,7 +199,8 @@ def from_llamaindex(messages: Sequence[ChatMessage], *, known: Iterable[Message]
 class LlamaIndexConverter:
     """Both directions, remembering the neutral originals it converted (or was given), so
     a ``ChatMessage`` LlamaIndex hands back unchanged, even rebuilt from its chat store,
-    converts back to the very message it came from.
+    converts back to the very message it came from; one it converted before (a summary
+    the memory wrote) converts to the same object again.
 
     Example::
 
@@ -215,11 +216,13 @@ class LlamaIndexConverter:
     def remember(self, messages: Iterable[Message]) -> None:
         """Know these neutral messages from now on."""
         for m in messages:
-            converted = _message_out(m)
-            if len(converted) == 1:
-                bucket = self._originals[_key(converted[0])]
-                if all(o is not m for o in bucket):
-                    bucket.append(m)
+            self._remember(m, _message_out(m))
+
+    def _remember(self, m: Message, converted: Sequence[ChatMessage]) -> None:
+        if len(converted) == 1:  # a message split in several has no one form to match
+            bucket = self._originals[_key(converted[0])]
+            if all(o is not m for o in bucket):
+                bucket.append(m)
 
     def reset(self) -> None:
         """Forget every original."""
@@ -230,10 +233,7 @@ class LlamaIndexConverter:
         out: list[ChatMessage] = []
         for m in messages:
             converted = _message_out(m)
-            if len(converted) == 1:
-                bucket = self._originals[_key(converted[0])]
-                if all(o is not m for o in bucket):
-                    bucket.append(m)
+            self._remember(m, converted)
             out.extend(converted)
         return out
 
@@ -260,8 +260,11 @@ class LlamaIndexConverter:
             except InvalidMessageError as exc:
                 raise InvalidMessageError(str(exc), index=i) from None
             forms = to_openai([m])
-            out.append(Message(role=m.role, content=m.content, extra=m.extra,
-                               id=ids(forms[0] if len(forms) == 1 else {"parts": forms})))
+            m = Message(role=m.role, content=m.content, extra=m.extra,
+                        id=ids(forms[0] if len(forms) == 1 else {"parts": forms}))
+            self._originals[key].append(m)  # seen again, it converts to this same object
+            seen[key] += 1
+            out.append(m)
         return out
 
 

@@ -10,6 +10,7 @@ provider's prompt cache warm.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -56,6 +57,8 @@ def diff_edits(before: Sequence[Message], after: Sequence[Message]) -> list[Edit
     Raises:
         InvalidMessageError: ``after`` holds an id that ``before`` lacks, or reorders them.
     """
+    if len(before) == len(after) and all(map(operator.is_, before, after)):
+        return []  # the same messages: nothing to diff (the common case, in C)
     position = {m.id: i for i, m in enumerate(before)}
     kept: list[int] = []  # where each message of ``after`` sits in ``before``
     for k, m in enumerate(after):
@@ -72,7 +75,7 @@ def diff_edits(before: Sequence[Message], after: Sequence[Message]) -> list[Edit
         edits.append(Edit(ids=tuple(m.id for m in before[:kept[0]]), stand_in=None))
     for k, i in enumerate(kept):
         end = kept[k + 1] if k + 1 < len(kept) else len(before)
-        if end > i + 1 or before[i] != after[k]:
+        if end > i + 1 or (before[i] is not after[k] and before[i] != after[k]):
             edits.append(Edit(ids=tuple(m.id for m in before[i:end]), stand_in=after[k]))
     return edits
 

@@ -13,33 +13,27 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.events import CompressionEvent, EventCallback
+from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.parts import DEFAULT, CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.processor import with_reload_hint
 from ctxmgr.autocontext.reload import handle_reload_call
-from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
-from ctxmgr.prompts import reload_hint_message
-from ctxmgr.store.base import Store
-from ctxmgr.store.memory import InMemoryStore
-from ctxmgr.tokens import TokenCounter, TokenTally, default_counter
+from ctxmgr.tokens import TokenTally
 
 __all__ = ["MAX_EVENTS", "AutoContextMemory"]
-
-_DEFAULT: Any = object()
 
 MAX_EVENTS = 1000
 """Events kept in :attr:`AutoContextMemory.events` (the newest); every event also goes
 to ``on_event`` and the log, so nothing is hidden, but memory stays bounded."""
 
 
-class AutoContextMemory:
+class AutoContextMemory(CompressorParts):
     """Progressive, reversible compression of one agent's history.
 
     Example::
@@ -63,31 +57,14 @@ class AutoContextMemory:
             (its tokens are counted in every budget check).
     """
 
-    def __init__(
-        self,
-        config: AutoContextConfig | None = None,
-        *,
-        counter: TokenCounter | None = None,
-        summarizer: object | None = _DEFAULT,
-        store: Store | None = None,
-        project: str = "default",
-        session: str = "default",
-        on_event: EventCallback | None = None,
-        reload_hint: bool = True,
-    ) -> None:
-        self.config = config or AutoContextConfig()
-        self.counter = counter or default_counter()
-        self.summarizer = ExtractiveSummarizer() if summarizer is _DEFAULT else summarizer
-        self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
-        self.on_event = on_event
-        self.hint = reload_hint_message() if reload_hint else None
-        self._overhead = self.counter.count(self.hint) if self.hint else 0
+    def __init__(self, config: AutoContextConfig | None = None,
+                 **parts: Unpack[PartsOptions]) -> None:
+        super().__init__(config, **parts)
         self._working: list[Message] = []
         self._events: deque[CompressionEvent] = deque(maxlen=MAX_EVENTS)
         self._tally = TokenTally(self.counter)
         self._model_calls = 0  # assistant messages ever added: the summaries' payback horizon
         self._hinted = False  # the prompt carries the reload hint (something is compressed)
-        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
 
     # -- history ---------------------------------------------------------------------
 
@@ -129,7 +106,7 @@ class AutoContextMemory:
     @property
     def tokens(self) -> int:
         """Prompt tokens of :attr:`prompt` (the reload hint included once it is there)."""
-        return self._tally.total + (self._overhead if self._hinted else 0)
+        return self._tally.total + (self.hint_tokens if self._hinted else 0)
 
     def add(self, messages: Message | Iterable[Message]) -> None:
         """Append messages to the working view (the caller owns the history: a message
@@ -142,7 +119,7 @@ class AutoContextMemory:
 
     def needs_compression(self) -> bool:
         """The trigger is reached (the reload hint is always counted: it may be added)."""
-        return needs_compression(self._tally.total + self._overhead, len(self._working),
+        return needs_compression(self._tally.total + self.hint_tokens, len(self._working),
                                  self.config)
 
     # -- compression -----------------------------------------------------------------
@@ -174,7 +151,7 @@ class AutoContextMemory:
     def _kwargs(self) -> dict[str, Any]:
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
                 "summarizer": self.summarizer, "on_event": self.on_event,
-                "model_calls": self._model_calls, "overhead_tokens": self._overhead,
+                "model_calls": self._model_calls, "overhead_tokens": self.hint_tokens,
                 "worker": self._worker}
 
     def _apply(self, result: object) -> list[CompressionEvent]:
@@ -197,7 +174,7 @@ class AutoContextMemory:
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None = _DEFAULT
+    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None = DEFAULT
                            ) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
@@ -206,7 +183,7 @@ class AutoContextMemory:
                 (``{"uuid": ID, "page": N}``). Default: the room the window has left
                 beside the prompt. ``None``: the whole range at once.
         """
-        if room_tokens is _DEFAULT:
+        if room_tokens is DEFAULT:
             room_tokens = max(0, self.config.max_tokens - self.tokens)
         return handle_reload_call(self.offload, tool_input, room_tokens=room_tokens,
                                   counter=self.counter)

@@ -16,23 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.edits import Edit, diff_edits
-from ctxmgr.autocontext.events import CompressionEvent, EventCallback
+from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
 from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.autocontext.standins import StandIn, StandIns, check_unique_ids
-from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import Message
-from ctxmgr.prompts import reload_hint_message
-from ctxmgr.store.base import Store
-from ctxmgr.store.memory import InMemoryStore
-from ctxmgr.tokens import TokenCounter, default_counter
 
 __all__ = [
     "ContextProcessor",
@@ -41,8 +36,6 @@ __all__ = [
     "history_processor",
     "with_reload_hint",
 ]
-
-_DEFAULT: Any = object()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,7 +59,7 @@ class ProcessResult:
     """Prompt tokens of :attr:`prompt`, with the ``overhead_tokens`` given."""
 
 
-class ContextProcessor:
+class ContextProcessor(CompressorParts):
     """Progressive, reversible compression of a history someone else owns.
 
     Example::
@@ -93,26 +86,9 @@ class ContextProcessor:
             compressed (its tokens are counted in every budget check).
     """
 
-    def __init__(
-        self,
-        config: AutoContextConfig | None = None,
-        *,
-        counter: TokenCounter | None = None,
-        summarizer: object | None = _DEFAULT,
-        store: Store | None = None,
-        project: str = "default",
-        session: str = "default",
-        on_event: EventCallback | None = None,
-        reload_hint: bool = True,
-    ) -> None:
-        self.config = config or AutoContextConfig()
-        self.counter = counter or default_counter()
-        self.summarizer = ExtractiveSummarizer() if summarizer is _DEFAULT else summarizer
-        self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
-        self.on_event = on_event
-        self.hint = reload_hint_message() if reload_hint else None
-        self.hint_tokens = self.counter.count(self.hint) if self.hint else 0
-        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
+    def __init__(self, config: AutoContextConfig | None = None,
+                 **parts: Unpack[PartsOptions]) -> None:
+        super().__init__(config, **parts)
         self._known: dict[str, Message] = {}
         """Messages of the last working view by id: an equal message handed over again
         (a framework converts its history anew on every call) reuses the known object and
@@ -197,14 +173,6 @@ class ContextProcessor:
         return with_reload_hint(messages, self.hint)
 
     # -- reload ----------------------------------------------------------------------
-
-    def reload(self, offload_id: str) -> list[Message]:
-        """The original messages behind an offload tag, exactly as they were.
-
-        Raises:
-            OffloadNotFoundError: unknown id.
-        """
-        return self.offload.load(offload_id)
 
     def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.

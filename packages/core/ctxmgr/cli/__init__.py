@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
 from ctxmgr._version import __version__
 from ctxmgr.cli import compress, demo, memo, reload, replay
@@ -57,7 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     try:
-        code: int = _COMMANDS[args.command].run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command)
+            code: int = _COMMANDS[args.command].run(args)
         return code
     except (CtxmgrError, OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError
             ) as exc:
@@ -66,6 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"ctxmgr {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line_warning(command: str) -> Callable[..., None]:
+    """Warnings as one ``ctxmgr COMMAND: warning: ...`` line on stderr, like errors."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        print(f"ctxmgr {command}: warning: {message}", file=sys.stderr)
+
+    return show
 
 
 def _describe(exc: BaseException) -> str:

@@ -9,21 +9,21 @@ which Python's reader accepts in input) are written as ``null``, and the command
 says how many on stderr. Text holding lone surrogates (recorded tool output can)
 is written with ``\\u`` escapes. A file appears whole or not at all (a temporary
 file in the same folder, then a rename), keeps the mode of the file it replaces
-(a new one gets the usual mode under the umask), and every error names the path
-the user gave. :func:`check_output` checks an output path before any work is done.
+(a new one gets the usual mode under the umask), writes through a symlink, writes
+straight into a device or pipe (``-o /dev/stdout``), and every error names the
+path the user gave. :func:`check_output` checks an output path before any work is done.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import secrets
 import stat
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ctxmgr._atomic import write_atomic
 from ctxmgr.cli._common import UsageError
 
 if TYPE_CHECKING:
@@ -96,9 +96,14 @@ def check_output(path: str | None, flag: str) -> None:
     """
     if not path:
         return
-    folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise UsageError(f"{flag} {path}: is a directory; give a file name")
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.exists(target) and not os.path.isfile(target):  # a device or a pipe
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{flag} {path}: not writable")
+        return
+    folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -118,31 +123,30 @@ def write_output(data: Any, out: str | None, *, command: str) -> None:
 
 
 def write_text_file(out: str, text: str) -> None:
-    """Replace ``out`` with ``text`` atomically, keeping its mode; errors name ``out``."""
-    folder = os.path.dirname(os.path.abspath(out))
+    """Replace ``out`` with ``text`` atomically, keeping its mode; errors name ``out``.
+
+    A symlink is written through (its target is replaced, the link kept); a device or
+    pipe (``-o /dev/stdout``) is written to directly, never replaced.
+    """
+    target = os.path.realpath(out) if os.path.islink(out) else out
     try:
-        mode = stat.S_IMODE(os.stat(out).st_mode)
+        st = os.stat(target)
     except FileNotFoundError:
-        mode = None  # a new file: 0666 under the umask, as open() gives
+        st = None  # a new file: 0666 under the umask, as open() gives
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror, out) from None
-    tmp = os.path.join(folder, f".{os.path.basename(out)}.{secrets.token_hex(4)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, out) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            if mode is not None:
-                os.fchmod(f.fileno(), mode)
-            f.write(text)
-        os.replace(tmp, out)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as exc:
             raise OSError(exc.errno, exc.strerror, out) from None
-        raise
+        return
+    try:
+        write_atomic(target, text.encode("utf-8"), temp_prefix=f".{os.path.basename(target)}.",
+                     mode=stat.S_IMODE(st.st_mode) if st is not None else None)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, out) from None
 
 
 def read_messages(path: str) -> list[Message]:

@@ -1,12 +1,21 @@
-"""``ctxmgr demo``: replay a real recorded agent run through ctxmgr, offline."""
+"""``ctxmgr demo``: replay a real recorded agent run through ctxmgr, offline.
+
+``--framework NAME`` replays it through a framework's real agent instead: an adapter
+registers its demo (``run(budget=, trajectory=, progress=) -> DemoReport``) under the
+``ctxmgr.demos`` entry-point group, so the core names no framework.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+from typing import Any
 
 from ctxmgr.cli._common import EXIT_OK, check_max_tokens
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["ENTRY_POINT_GROUP", "HELP", "add_arguments", "run"]
+
+ENTRY_POINT_GROUP = "ctxmgr.demos"
 
 HELP = "Replay a real recorded agent run through ctxmgr, offline, and show the savings."
 
@@ -16,10 +25,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="context window to replay against (default 16000)")
     p.add_argument("--trajectory", metavar="PATH",
                    help="a trajectory file to replay instead of the bundled one")
-    p.add_argument("--framework", choices=["core", "llamaindex"], default="core",
+    p.add_argument("--framework", choices=["core", *sorted(_framework_demos())],
+                   default="core",
                    help="core: AutoContextMemory alone (default); llamaindex: a real "
                         "LlamaIndex ContextFunctionAgent with a scripted model (needs "
                         "ctxmgr[llamaindex])")
+
+
+def _framework_demos() -> dict[str, importlib.metadata.EntryPoint]:
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _framework_demo(name: str) -> Any:
+    """The demo an adapter registered as ``name``, or one clear error line."""
+    from ctxmgr.cli._common import UsageError
+
+    try:
+        return _framework_demos()[name].load()
+    except ImportError as exc:
+        raise UsageError(f"--framework {name} needs its adapter's extra: pip install "
+                         f'"ctxmgr[{name}]" ({exc})') from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,13 +64,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--trajectory {args.trajectory}: no model calls to replay (no "
                              "assistant message)")
     replay = run_demo
-    if args.framework == "llamaindex":
-        try:  # the adapter, only when asked for: the core imports no framework
-            from ctxmgr_llamaindex.demo import run_llamaindex_demo
-        except ImportError as exc:
-            raise UsageError(f"--framework llamaindex: {exc}") from None
-        replay = run_llamaindex_demo
-        print("A real LlamaIndex ContextFunctionAgent replays the run; the model is scripted.")
+    if args.framework != "core":
+        replay = _framework_demo(args.framework)
+        print(f"A real {args.framework} agent replays the run; the model is scripted.")
     try:
         from rich.console import Console
         from rich.progress import Progress

@@ -12,6 +12,7 @@ from ctxmgr.errors import HalfWrittenMemoError, InvalidMemoKeyError, MemoWriteEr
 from ctxmgr.memo.keys import KEY_PATTERN, MAX_KEY_CHARS, validate_memo_key
 from ctxmgr.memo.placeholder import memo_placeholder
 from ctxmgr.prompts import MEMO_TOOL_DESCRIPTION, ToolSpec
+from ctxmgr.tool_input import parse_tool_input
 
 if TYPE_CHECKING:
     from ctxmgr.memo.store import MemoStore
@@ -86,15 +87,10 @@ def run_memo_call(memos: MemoStore, tool_input: Any) -> MemoCallResult:
         The tool result text, whether the call succeeded, and after a
         successful write the placeholder for :func:`elide_memo_content`.
     """
-    if isinstance(tool_input, str | bytes):
-        try:
-            tool_input = json.loads(tool_input)
-        except (ValueError, UnicodeDecodeError):
-            return MemoCallResult(text=f"Error: the input is not a JSON object; {_USAGE}",
-                                  ok=False)
-    if not isinstance(tool_input, Mapping):
-        return MemoCallResult(text=f"Error: the input must be an object, got "
-                                   f"{type(tool_input).__name__}; {_USAGE}", ok=False)
+    parsed = parse_tool_input(tool_input, _USAGE)
+    if isinstance(parsed, str):
+        return MemoCallResult(text=parsed, ok=False)
+    tool_input = parsed
     action = tool_input.get("action")
     action = action.strip().lower() if isinstance(action, str) else action
     if action not in ("write", "read", "list", "delete"):

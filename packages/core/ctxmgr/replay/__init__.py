@@ -10,8 +10,9 @@
 
 A policy is any object with ``name``, ``reset()`` and ``prompt(history) ->
 PolicyResult`` (see :mod:`ctxmgr.replay.policy`); register a factory with
-:func:`register_policy` to compare your own. Peer policies import their
-framework only when created. Every prompt is also scored for fidelity against
+:func:`register_policy` to compare your own. The peers live in the adapters and
+are found through the ``ctxmgr.replay_policies`` entry-point group; each imports
+its framework only when created. Every prompt is also scored for fidelity against
 the recorded next step (:mod:`ctxmgr.replay.fidelity`); a policy with a
 ``reload(id)`` method (:class:`Reloader`) has the facts behind its offload ids
 counted as reloadable.
@@ -20,8 +21,8 @@ counted as reloadable.
 from ctxmgr.replay.fidelity import CallFidelity, Reloader
 from ctxmgr.replay.metrics import METRIC_KEYS, CallRecord, TrajectoryResult
 from ctxmgr.replay.policy import (
-    PEER_POLICIES,
-    POLICY_NAMES,
+    BUILTIN_POLICIES,
+    ENTRY_POINT_GROUP,
     IncrementalPolicy,
     NonePolicy,
     Policy,
@@ -31,6 +32,8 @@ from ctxmgr.replay.policy import (
     PolicyUnavailableError,
     available_policies,
     create_policy,
+    peer_names,
+    policy_names,
     policy_status,
     register_policy,
 )
@@ -39,10 +42,10 @@ from ctxmgr.replay.summarizer import FIXED_SUMMARY, FakeSummarizer, SummarizerUs
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 
 __all__ = [
+    "BUILTIN_POLICIES",
+    "ENTRY_POINT_GROUP",
     "FIXED_SUMMARY",
     "METRIC_KEYS",
-    "PEER_POLICIES",
-    "POLICY_NAMES",
     "CallFidelity",
     "CallRecord",
     "FakeSummarizer",
@@ -63,6 +66,8 @@ __all__ = [
     "count_model_calls",
     "create_policy",
     "load_trajectories",
+    "peer_names",
+    "policy_names",
     "policy_status",
     "register_policy",
     "replay",

@@ -15,14 +15,15 @@ policy would send. A policy is anything with ``name``, ``reset()`` and
 
 Policies are created by name from a :class:`PolicyContext` (budget, the shared
 token counter, the shared fake summarizer), so every policy in a run sees the
-same counter and summarizer. Peer policies import their framework only when
-created, and say which extra to install when it is missing.
+same counter and summarizer. ``none`` and ``ctxmgr`` are built in; the peers
+(other libraries' context management) live in the adapter of their framework and
+register under the ``ctxmgr.replay_policies`` entry-point group. A peer imports
+its framework only when created, and says which extra to install when it is missing.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import importlib.metadata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -33,8 +34,8 @@ from ctxmgr.replay.summarizer import FakeSummarizer, SummarizerUsage
 from ctxmgr.tokens import TokenCounter
 
 __all__ = [
-    "PEER_POLICIES",
-    "POLICY_NAMES",
+    "BUILTIN_POLICIES",
+    "ENTRY_POINT_GROUP",
     "IncrementalPolicy",
     "NonePolicy",
     "Policy",
@@ -44,6 +45,8 @@ __all__ = [
     "PolicyUnavailableError",
     "available_policies",
     "create_policy",
+    "peer_names",
+    "policy_names",
     "policy_status",
     "register_policy",
 ]
@@ -166,37 +169,65 @@ class IncrementalPolicy:
 
 # --- registry ---------------------------------------------------------------------------
 
-_FACTORIES: dict[str, PolicyFactory] = {}
-_LAZY: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
-    # name -> (module, class, extra to install, modules it needs)
-    "ctxmgr": ("ctxmgr.replay.ctxmgr_policy", "CtxmgrPolicy", "ctxmgr",
-               ("ctxmgr.autocontext.memory",)),
-    "langchain_summarization": (
-        "ctxmgr.replay.peers.langchain_summarization", "LangChainSummarizationPolicy",
-        "ctxmgr[langgraph]", ("langchain", "langgraph")),
-    "langchain_context_editing": (
-        "ctxmgr.replay.peers.langchain_context_editing", "LangChainContextEditingPolicy",
-        "ctxmgr[langgraph]", ("langchain", "langgraph")),
-    "langmem_summarize": (
-        "ctxmgr.replay.peers.langmem_summarize", "LangmemSummarizePolicy", "langmem",
-        ("langmem", "langgraph")),
-    "llamaindex_memory": (
-        "ctxmgr.replay.peers.llamaindex_memory", "LlamaIndexMemoryPolicy",
-        "ctxmgr[llamaindex]", ("llama_index.core", "aiosqlite")),
-    "llamaindex_summary_buffer": (
-        "ctxmgr.replay.peers.llamaindex_summary_buffer", "LlamaIndexSummaryBufferPolicy",
-        "ctxmgr[llamaindex]", ("llama_index.core",)),
-}
+ENTRY_POINT_GROUP = "ctxmgr.replay_policies"
+"""The entry-point group peers register under: ``NAME = "module:factory"``, the factory
+taking a :class:`PolicyContext`. The adapters register theirs in ctxmgr's ``pyproject.toml``."""
 
-POLICY_NAMES: tuple[str, ...] = ("none", *_LAZY)
-"""Every built-in policy, in report order."""
-PEER_POLICIES: tuple[str, ...] = tuple(n for n in _LAZY if n != "ctxmgr")
-"""The five peers ctxmgr is compared with."""
+BUILTIN_POLICIES: tuple[str, ...] = ("none", "ctxmgr")
+"""The policies of the core: no management, and ctxmgr's own."""
+
+_FACTORIES: dict[str, PolicyFactory] = {}
+
+
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    found: dict[str, importlib.metadata.EntryPoint] = {}
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep)
+    return found
+
+
+def peer_names() -> list[str]:
+    """The peers registered here (installed or not), in registration order."""
+    return [n for n in _entry_points() if n not in BUILTIN_POLICIES]
+
+
+def policy_names() -> list[str]:
+    """Every known policy name, in report order: built-in, peers, then registered ones."""
+    names = [*BUILTIN_POLICIES, *peer_names()]
+    return names + [n for n in _FACTORIES if n not in names]
 
 
 def register_policy(name: str, factory: PolicyFactory) -> None:
     """Make ``name`` available to :func:`create_policy` (replaces a built-in of that name)."""
     _FACTORIES[name] = factory
+
+
+def _factory(name: str) -> PolicyFactory:
+    """The factory behind ``name``, importing its module (and framework) if it is a peer.
+
+    Raises:
+        ConfigError: an unknown name.
+        PolicyUnavailableError: a peer whose framework is not installed.
+    """
+    if name in _FACTORIES:
+        return _FACTORIES[name]
+    if name == "none":
+        return NonePolicy
+    if name == "ctxmgr":
+        from ctxmgr.replay.ctxmgr_policy import CtxmgrPolicy
+
+        return CtxmgrPolicy
+    ep = _entry_points().get(name)
+    if ep is None:
+        raise ConfigError(
+            f"unknown policy {name!r}; choose from {', '.join(policy_names())} (peers come "
+            'with the adapters: pip install "ctxmgr[all]" registers them)')
+    try:
+        factory: PolicyFactory = ep.load()
+    except ImportError as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+        raise PolicyUnavailableError(f"policy {name!r} is not available: {reason}") from None
+    return factory
 
 
 def create_policy(name: str, context: PolicyContext) -> Policy:
@@ -207,62 +238,23 @@ def create_policy(name: str, context: PolicyContext) -> Policy:
         PolicyUnavailableError: the policy's framework is not installed (the message
             names the extra to install).
     """
-    if name in _FACTORIES:
-        return _FACTORIES[name](context)
-    if name == "none":
-        return NonePolicy(context)
-    if name not in _LAZY:
-        known = ", ".join([*POLICY_NAMES, *(n for n in _FACTORIES if n not in POLICY_NAMES)])
-        raise ConfigError(f"unknown policy {name!r}; choose from {known}")
-    module_name, cls_name, extra, _ = _LAZY[name]
-    try:
-        module = importlib.import_module(module_name)
-        cls = getattr(module, cls_name)
-    except ImportError as exc:
-        raise PolicyUnavailableError(
-            f"policy {name!r} needs {exc.name or 'a framework'} that is not installed; "
-            f'pip install "{extra}"'
-        ) from None
-    except AttributeError:
-        raise PolicyUnavailableError(
-            f"policy {name!r} is not implemented yet ({module_name}.{cls_name} missing)"
-        ) from None
-    return cls(context)
+    return _factory(name)(context)
 
 
 def policy_status() -> dict[str, str | None]:
     """Every known policy, in report order: ``None`` when it can run here, else why not
     (naming the extra to install). Imports each peer's framework to find out."""
     status: dict[str, str | None] = {}
-    for name in [*POLICY_NAMES, *(n for n in _FACTORIES if n not in POLICY_NAMES)]:
-        if name in _FACTORIES or name == "none":
-            status[name] = None
-            continue
-        module_name, _, extra, _ = _LAZY[name]
+    for name in policy_names():
         try:
-            importlib.import_module(module_name)
-        except ImportError as exc:
-            status[name] = (f"needs {exc.name or 'a framework'} that is not installed; "
-                            f'pip install "{extra}"')
+            _factory(name)
+        except PolicyUnavailableError as exc:
+            status[name] = str(exc)
         else:
             status[name] = None
     return status
 
 
 def available_policies() -> list[str]:
-    """Built-in and registered policy names that can run here (their modules are installed).
-
-    Checks without importing any framework, so it is cheap.
-    """
-    out = []
-    for name in [*POLICY_NAMES, *(n for n in _FACTORIES if n not in POLICY_NAMES)]:
-        if name in _FACTORIES or name == "none" or all(map(_installed, _LAZY[name][3])):
-            out.append(name)
-    return out
-
-
-def _installed(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
+    """The policy names that can run here (importing each peer's framework to check)."""
+    return [name for name, problem in policy_status().items() if problem is None]

@@ -92,7 +92,7 @@ def replay(
 
     Args:
         trajectories: recorded runs (see :func:`~ctxmgr.replay.load_trajectories`).
-        policies: names from :data:`~ctxmgr.replay.POLICY_NAMES` (or registered), or
+        policies: names from :func:`~ctxmgr.replay.policy_names` (or registered), or
             ready :class:`~ctxmgr.replay.Policy` objects built on the same context.
         budget: the context window under test, in tokens.
         counter: the token counter every policy and every metric uses

@@ -3,12 +3,10 @@
 Replay must compare policies on the same footing and never call a real model:
 one deterministic summarizer answers every request with the same fixed text
 (about 1,200 characters, the size of a real summary) and counts, with the
-shared token counter, the input it was sent and the output it returned. It has
-three faces: ``summarize(messages, instruction)`` for ctxmgr, a LangChain chat
-model (:meth:`FakeSummarizer.as_langchain`) for the LangChain and langmem
-peers, and a LlamaIndex LLM (:meth:`FakeSummarizer.as_llamaindex`) for the
-LlamaIndex peers. The framework faces are built lazily, so importing this
-module imports no framework.
+shared token counter, the input it was sent and the output it returned. ctxmgr
+calls ``summarize(messages, instruction)``; the peers reach it through a chat
+model (LangChain) or an LLM (LlamaIndex) that their adapter builds around it
+and that calls :meth:`FakeSummarizer.record`. This module imports no framework.
 """
 
 from __future__ import annotations
@@ -22,9 +20,6 @@ from ctxmgr.messages import Message, text_message
 from ctxmgr.tokens import TokenCounter
 
 if TYPE_CHECKING:
-    from langchain_core.language_models import BaseChatModel
-    from llama_index.core.llms import LLM
-
     from ctxmgr.autocontext.summarizers import Summarizer
 
 __all__ = ["FIXED_SUMMARY", "FakeSummarizer", "ModelSummarizer", "SummarizerUsage"]
@@ -100,8 +95,6 @@ class FakeSummarizer:
         self.counter = counter
         self.text = text
         self.usage = SummarizerUsage()
-        self._langchain: BaseChatModel | None = None
-        self._llamaindex: LLM | None = None
 
     # --- the neutral face (ctxmgr's Summarizer protocol) ---------------------------
 
@@ -138,24 +131,6 @@ class FakeSummarizer:
         u.output_tokens += self.counter.count_text(text)
         u.seconds += time.perf_counter() - started
         return text
-
-    # --- framework faces -------------------------------------------------------------
-
-    def as_langchain(self) -> BaseChatModel:
-        """This summarizer as a LangChain chat model (needs ``ctxmgr[langgraph]``)."""
-        if self._langchain is None:
-            from ctxmgr.replay.peers._langchain import FakeSummaryChatModel
-
-            self._langchain = FakeSummaryChatModel(summarizer=self)
-        return self._langchain
-
-    def as_llamaindex(self) -> LLM:
-        """This summarizer as a LlamaIndex LLM (needs ``ctxmgr[llamaindex]``)."""
-        if self._llamaindex is None:
-            from ctxmgr.replay.peers._llamaindex import FakeSummaryLLM
-
-            self._llamaindex = FakeSummaryLLM(summarizer=self)
-        return self._llamaindex
 
     def __repr__(self) -> str:
         return f"FakeSummarizer(answer={len(self.text)} chars, usage={self.usage})"

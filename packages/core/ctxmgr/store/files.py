@@ -19,7 +19,6 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import filelock
 
+from ctxmgr._atomic import write_atomic
 from ctxmgr.errors import ConfigError, StoreError
 from ctxmgr.store.base import Namespace, Store
 
@@ -67,7 +67,7 @@ class FileStore(Store):
     """Blobs as files, written atomically (temp file, fsync, rename).
 
     Safe across threads and processes: a reader sees the old blob or the new
-    one. Files are created with mode 0600 (``tempfile.mkstemp``), as memos and
+    one. Files are created with mode 0600 (``ctxmgr._atomic.write_atomic``), as memos and
     offloads may hold private data. On case-insensitive file systems keys that
     differ only in case share a file.
 
@@ -156,21 +156,9 @@ class FileStore(Store):
             # "~" is not allowed in keys, so keys() never lists a temp file, even one left
             # behind by a writer killed between write and rename; the pid in its name lets
             # a later writer see that it was abandoned and remove it.
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".~{key}.{os.getpid()}.",
-                                       suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as file:
-                    file.write(data)
-                    file.flush()
-                    os.fsync(file.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_atomic(path, data, temp_prefix=f".~{key}.{os.getpid()}.", private=True)
         except OSError as exc:
             raise _store_error("write", path, exc) from exc
-        _fsync_folder(path.parent)
 
     def delete(self, namespace: Namespace, key: str) -> bool:
         path = self.path(namespace, key)
@@ -266,15 +254,3 @@ def _store_error(action: str, path: Path, exc: OSError) -> StoreError:
     # no filename argument, as OSError would then print the path a second time.
     message = f"cannot {action} {path}: {exc.strerror or exc}"
     return StoreError(message) if exc.errno is None else StoreError(exc.errno, message)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename survive a power cut (POSIX); best effort, as some file systems refuse."""
-    if os.name != "posix":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -196,6 +196,8 @@ def _from_tiktoken(name: str, spec: _EncodingSpec) -> tiktoken.Encoding:
         looked = ", ".join(str(d) for d in _candidate_dirs()) or (
             "nowhere (TIKTOKEN_CACHE_DIR is empty)")
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        if len(reason) > 100:
+            reason = reason[:99] + "…"
         raise FileNotFoundError(
             f"tiktoken's {name} BPE file ({spec.file_name}) is not on disk (looked in "
             f"{looked}) and tiktoken could not fetch it ({type(exc).__name__}"

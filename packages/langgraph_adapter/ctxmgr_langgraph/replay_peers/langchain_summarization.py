@@ -18,14 +18,19 @@ import time
 from collections.abc import Sequence
 from typing import Any, cast
 
-from langchain.agents.middleware.summarization import SummarizationMiddleware
-from langchain_core.messages import AnyMessage
-from langgraph.graph.message import Messages, add_messages
-from langgraph.runtime import Runtime
-
-from ctxmgr.messages import Message
-from ctxmgr.replay.peers._langchain import LangChainConverter
+from ctxmgr import Message
 from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext, PolicyResult
+from ctxmgr_langgraph.replay_peers._shared import LangChainBridge, summary_chat_model
+
+try:
+    from langchain.agents.middleware.summarization import SummarizationMiddleware
+    from langchain_core.messages import AnyMessage
+    from langgraph.graph.message import Messages, add_messages
+    from langgraph.runtime import Runtime
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        f'the LangChain replay peers need LangChain: pip install "ctxmgr[langgraph]" ({exc})'
+    ) from exc
 
 __all__ = ["LangChainSummarizationPolicy"]
 
@@ -40,9 +45,9 @@ class LangChainSummarizationPolicy(IncrementalPolicy):
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
-        self.converter = LangChainConverter(context.counter)
+        self.converter = LangChainBridge(context.counter)
         self.middleware = SummarizationMiddleware(
-            model=context.summarizer.as_langchain(),
+            model=summary_chat_model(context.summarizer),
             trigger=("tokens", int(context.budget * TRIGGER_RATIO)),
             keep=("messages", KEEP_MESSAGES),
             token_counter=self.converter.count,
@@ -56,7 +61,7 @@ class LangChainSummarizationPolicy(IncrementalPolicy):
         self.state = []
 
     def prompt(self, history: Sequence[Message]) -> PolicyResult:
-        self.state.extend(self.converter.to_langchain_all(self.take_new(history)))
+        self.state.extend(self.converter.to_langchain(self.take_new(history)))
         start = time.perf_counter()
         update = self.middleware.before_model({"messages": self.state}, self.runtime)
         if update and "messages" in update:
@@ -66,6 +71,6 @@ class LangChainSummarizationPolicy(IncrementalPolicy):
             merged = add_messages(cast("Messages", self.state), update["messages"])
             self.state = cast("list[AnyMessage]", merged)
         seconds = time.perf_counter() - start
-        prompt = (*self.system, *self.converter.to_neutral_all(self.state))
+        prompt = (*self.system, *self.converter.from_langchain(self.state))
         return PolicyResult(messages=prompt, events=("summarize",) if update else (),
                             seconds=seconds)

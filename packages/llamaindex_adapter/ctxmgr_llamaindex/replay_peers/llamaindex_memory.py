@@ -18,12 +18,17 @@ import time
 import uuid
 from collections.abc import Sequence
 
-from llama_index.core.memory import Memory
-from llama_index.core.storage.chat_store.sql import SQLAlchemyChatStore
-
-from ctxmgr.messages import Message
-from ctxmgr.replay.peers._llamaindex import LlamaIndexPolicyBase
+from ctxmgr import Message
 from ctxmgr.replay.policy import PolicyContext, PolicyResult
+from ctxmgr_llamaindex.replay_peers._shared import LlamaIndexPolicyBase
+
+try:
+    from llama_index.core.memory import Memory
+    from llama_index.core.storage.chat_store.sql import SQLAlchemyChatStore
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        f'the LlamaIndex replay peers need LlamaIndex: pip install "ctxmgr[llamaindex]" ({exc})'
+    ) from exc
 
 __all__ = ["LlamaIndexMemoryPolicy"]
 
@@ -46,7 +51,7 @@ class LlamaIndexMemoryPolicy(LlamaIndexPolicyBase):
                                     chat_store=self.store)
 
     def prompt(self, history: Sequence[Message]) -> PolicyResult:
-        new = self.converter.to_llamaindex_all(self.take_new(history))
+        new = self.converter.to_llamaindex(self.take_new(history))
         start = time.perf_counter()
         if new:
             self.memory.put_messages(new)

@@ -16,16 +16,21 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from langchain.agents.middleware.context_editing import (
-    ClearToolUsesEdit,
-    ContextEditingMiddleware,
-)
-from langchain.agents.middleware.types import ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage
-
-from ctxmgr.messages import Message
-from ctxmgr.replay.peers._langchain import LangChainConverter
+from ctxmgr import Message
 from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext, PolicyResult
+from ctxmgr_langgraph.replay_peers._shared import LangChainBridge, summary_chat_model
+
+try:
+    from langchain.agents.middleware.context_editing import (
+        ClearToolUsesEdit,
+        ContextEditingMiddleware,
+    )
+    from langchain.agents.middleware.types import ModelRequest, ModelResponse
+    from langchain_core.messages import AIMessage, AnyMessage, SystemMessage
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        f'the LangChain replay peers need LangChain: pip install "ctxmgr[langgraph]" ({exc})'
+    ) from exc
 
 __all__ = ["LangChainContextEditingPolicy"]
 
@@ -40,13 +45,13 @@ class LangChainContextEditingPolicy(IncrementalPolicy):
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
-        self.converter = LangChainConverter(context.counter)
+        self.converter = LangChainBridge(context.counter)
         self.middleware = ContextEditingMiddleware(
             edits=[ClearToolUsesEdit(trigger=int(context.budget * TRIGGER_RATIO),
                                      keep=KEEP_TOOL_RESULTS)],
             token_counter=self.converter.count,
         )
-        self.model = context.summarizer.as_langchain()  # never called: the handler answers
+        self.model = summary_chat_model(context.summarizer)  # never called: the handler answers
         self.state: list[AnyMessage] = []
         self._system_message: SystemMessage | None = None
 
@@ -60,11 +65,11 @@ class LangChainContextEditingPolicy(IncrementalPolicy):
         new = self.take_new(history)
         if self._system_message is None and self.system:
             # ModelRequest holds one system message; further leading ones stay in line.
-            first = self.converter.to_langchain(self.system[0])[0]
+            first = self.converter.to_langchain(self.system[:1])[0]
             assert isinstance(first, SystemMessage), "a system message converts to one"
             self._system_message = first
-            self.state[:0] = self.converter.to_langchain_all(self.system[1:])
-        self.state.extend(self.converter.to_langchain_all(new))
+            self.state[:0] = self.converter.to_langchain(self.system[1:])
+        self.state.extend(self.converter.to_langchain(new))
         request = ModelRequest(model=self.model, messages=list(self.state),
                                system_message=self._system_message,
                                state={"messages": self.state}, runtime=None)
@@ -79,7 +84,7 @@ class LangChainContextEditingPolicy(IncrementalPolicy):
         seconds = time.perf_counter() - start
         final = sent[0]
         lc = ([final.system_message] if final.system_message else []) + list(final.messages)
-        prompt = tuple(self.converter.to_neutral_all(lc))
+        prompt = tuple(self.converter.from_langchain(lc))
         cleared = any(m.response_metadata.get("context_editing", {}).get("cleared")
                       for m in final.messages)
         return PolicyResult(messages=prompt, events=("clear_tool_uses",) if cleared else (),

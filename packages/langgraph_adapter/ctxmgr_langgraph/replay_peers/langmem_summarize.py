@@ -20,16 +20,21 @@ import time
 import warnings
 from collections.abc import Sequence
 
-from langchain_core.messages import BaseMessage
+try:  # first, so a machine without langmem (or LangChain) is told to install this extra
+    from langchain_core.messages import BaseMessage
 
-with warnings.catch_warnings():
-    # langmem's dependency trustcall imports a name LangGraph 1.x deprecated; not ours to fix.
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from langmem.short_term import RunningSummary, summarize_messages
+    with warnings.catch_warnings():
+        # langmem's dependency trustcall imports a name LangGraph 1.x deprecated; not ours.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from langmem.short_term import RunningSummary, summarize_messages
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        f'the langmem replay peer needs langmem: pip install "ctxmgr[langmem]" ({exc})'
+    ) from exc
 
-from ctxmgr.messages import Message
-from ctxmgr.replay.peers._langchain import LangChainConverter
+from ctxmgr import Message
 from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext, PolicyResult
+from ctxmgr_langgraph.replay_peers._shared import LangChainBridge, summary_chat_model
 
 __all__ = ["LangmemSummarizePolicy"]
 
@@ -44,8 +49,8 @@ class LangmemSummarizePolicy(IncrementalPolicy):
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
-        self.converter = LangChainConverter(context.counter)
-        self.model = context.summarizer.as_langchain()
+        self.converter = LangChainBridge(context.counter)
+        self.model = summary_chat_model(context.summarizer)
         self.messages: list[BaseMessage] = []
         self.running_summary: RunningSummary | None = None
 
@@ -58,8 +63,8 @@ class LangmemSummarizePolicy(IncrementalPolicy):
     def prompt(self, history: Sequence[Message]) -> PolicyResult:
         new = self.take_new(history)
         if not self.messages and self.system:
-            self.messages.extend(self.converter.to_langchain_all(self.system))
-        self.messages.extend(self.converter.to_langchain_all(new))
+            self.messages.extend(self.converter.to_langchain(self.system))
+        self.messages.extend(self.converter.to_langchain(new))
         start = time.perf_counter()
         with warnings.catch_warnings():
             # "Failed to trim messages to fit within max_tokens" is langmem's documented
@@ -80,6 +85,6 @@ class LangmemSummarizePolicy(IncrementalPolicy):
             != self.running_summary.last_summarized_message_id)
         if result.running_summary is not None:
             self.running_summary = result.running_summary
-        prompt = tuple(self.converter.to_neutral_all(result.messages))
+        prompt = tuple(self.converter.from_langchain(result.messages))
         return PolicyResult(messages=prompt, events=("summarize",) if summarized else (),
                             seconds=seconds)

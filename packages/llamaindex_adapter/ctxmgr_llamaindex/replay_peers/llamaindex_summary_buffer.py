@@ -17,11 +17,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from llama_index.core.memory import ChatSummaryMemoryBuffer
-
-from ctxmgr.messages import Message
-from ctxmgr.replay.peers._llamaindex import LlamaIndexPolicyBase
+from ctxmgr import Message
 from ctxmgr.replay.policy import PolicyContext, PolicyResult
+from ctxmgr_llamaindex.replay_peers._shared import LlamaIndexPolicyBase
+
+try:
+    from llama_index.core.memory import ChatSummaryMemoryBuffer
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        f'the LlamaIndex replay peers need LlamaIndex: pip install "ctxmgr[llamaindex]" ({exc})'
+    ) from exc
 
 __all__ = ["LlamaIndexSummaryBufferPolicy"]
 
@@ -33,7 +38,6 @@ class LlamaIndexSummaryBufferPolicy(LlamaIndexPolicyBase):
 
     def __init__(self, context: PolicyContext) -> None:
         super().__init__(context)
-        self.llm = context.summarizer.as_llamaindex()
         self.memory = self._new_memory()
 
     def _new_memory(self) -> ChatSummaryMemoryBuffer:
@@ -42,7 +46,7 @@ class LlamaIndexSummaryBufferPolicy(LlamaIndexPolicyBase):
             tokenizer_fn=self.tokenizer.as_llamaindex())
 
     def prompt(self, history: Sequence[Message]) -> PolicyResult:
-        new = self.converter.to_llamaindex_all(self.take_new(history))
+        new = self.converter.to_llamaindex(self.take_new(history))
         calls_before = self.context.summarizer.usage.calls
         start = time.perf_counter()
         for m in new:

@@ -1,51 +1,25 @@
-"""Message archiving: the model hides tool results it no longer needs, and brings them back.
-
-Archiving never edits the history. An :class:`ArchiveState` (JSON-native, so
-it fits in a LangGraph checkpoint) records which results are archived, and
-:func:`render_archived` swaps their content for a placeholder naming the
-tool_use_id when messages are sent to the model. The originals stay in the
-history, so unarchiving is dropping the entry from the state.
-
-Tool-call ids repeat in real histories, so an entry pins one result by
-``(message id, tool_use_id)``; a repeated id in a tool call resolves to its
-latest occurrence, and the tool result says so.
-
-An adapter is three calls::
-
-    state, text = handle_archive_call(messages, state, tool_input)   # the tool
-    prompt = render_archived(messages, state)                        # before each model call
-    ARCHIVE_TOOL.to_openai()  /  ARCHIVE_TOOL.to_anthropic()         # the definition
-"""
+"""The message-archiving tool: its schema and the handler of one call (never raises)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ctxmgr.archive.state import ArchivedResult, ArchiveState
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.pins import pinned_indices
-from ctxmgr.errors import ConfigError
-from ctxmgr.messages import ContentBlock, Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import Message, OpaqueBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.prompts import ARCHIVE_TOOL_DESCRIPTION, ToolSpec
 from ctxmgr.tool_input import parse_tool_input
 
-__all__ = [
-    "ARCHIVE_TOOL",
-    "ARCHIVE_TOOL_NAME",
-    "MIN_ARCHIVE_CHARS",
-    "ArchiveEvent",
-    "ArchiveState",
-    "ArchivedResult",
-    "archive_placeholder",
-    "handle_archive_call",
-    "render_archived",
-]
+__all__ = ["ARCHIVE_TOOL", "ARCHIVE_TOOL_NAME", "MIN_ARCHIVE_CHARS", "ArchiveEvent",
+           "handle_archive_call"]
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("ctxmgr.archive")
 
 ARCHIVE_TOOL_NAME = "message_archiving"
 MIN_ARCHIVE_CHARS = 100
@@ -79,94 +53,6 @@ ARCHIVE_TOOL = ToolSpec(
         "additionalProperties": False,
     },
 )
-
-
-def archive_placeholder(tool_use_id: str, summary: str | None = None) -> str:
-    """The text an archived tool result is shown as."""
-    text = (
-        "<system>This tool result has been archived. You can use the Message Archiving "
-        f"Tool to unarchive it if needed (tool_use_id: {tool_use_id}).</system>"
-    )
-    return f"{text}\nSummary: {summary}" if summary else text
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ArchivedResult:
-    """One archived tool result, pinned by the message that holds it."""
-
-    tool_use_id: str
-    message_id: str
-    """Id of the message holding the result (tool-call ids alone are not unique)."""
-    summary: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ArchiveState:
-    """Which tool results are archived. Immutable; every change returns a new state.
-
-    ``to_dict()`` gives plain JSON (lists, dicts, strings, null) and
-    ``from_dict()`` reads it back, so the state can live in a checkpoint.
-    """
-
-    entries: tuple[ArchivedResult, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.entries, tuple):
-            object.__setattr__(self, "entries", tuple(self.entries))
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    @property
-    def archived(self) -> dict[str, str | None]:
-        """tool_use_id -> summary of every archived result (latest entry wins for a repeated id)."""
-        return {e.tool_use_id: e.summary for e in self.entries}
-
-    def is_archived(self, tool_use_id: str, message_id: str | None = None) -> bool:
-        """True when a result with this id (in this message, if given) is archived."""
-        return any(e.tool_use_id == tool_use_id and message_id in (None, e.message_id)
-                   for e in self.entries)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-JSON form: ``{"version": 1, "archived": [{tool_use_id, message_id, summary}]}``."""
-        return {
-            "version": 1,
-            "archived": [
-                {"tool_use_id": e.tool_use_id, "message_id": e.message_id, "summary": e.summary}
-                for e in self.entries
-            ],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None) -> ArchiveState:
-        """Read :meth:`to_dict` output (``None`` or ``{}`` give the empty state).
-
-        Raises:
-            ConfigError: data that :meth:`to_dict` did not produce.
-        """
-        if not data:
-            return cls()
-        if not isinstance(data, Mapping) or not isinstance(data.get("archived", []), list):
-            raise ConfigError(f"archive state must be a dict with an 'archived' list, got {data!r}")
-        entries = []
-        for raw in data.get("archived", []):
-            if not (isinstance(raw, Mapping) and isinstance(raw.get("tool_use_id"), str)
-                    and isinstance(raw.get("message_id"), str)
-                    and isinstance(raw.get("summary"), str | None)):
-                raise ConfigError(
-                    "archive state entries must be {tool_use_id: str, message_id: str, "
-                    f"summary: str | null}}, got {raw!r}")
-            entries.append(ArchivedResult(tool_use_id=raw["tool_use_id"],
-                                          message_id=raw["message_id"],
-                                          summary=raw.get("summary")))
-        return cls(tuple(entries))
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str) -> ArchiveState:
-        return cls.from_dict(json.loads(text))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -381,34 +267,3 @@ def _unarchive_one(history: _History, entries: list[ArchivedResult], tid: str,
 
 
 # --- rendering ----------------------------------------------------------------------
-
-
-def render_archived(messages: Iterable[Message], state: ArchiveState) -> list[Message]:
-    """The messages as the model should see them: archived results become placeholders.
-
-    Only the content of archived tool-result blocks changes; every message keeps
-    its id and every tool_use block stays, so tool-call pairing is unchanged.
-    Messages without archived results are returned as the same objects.
-    """
-    if not state.entries:
-        return list(messages)
-    wanted: dict[tuple[str, str], str | None] = {
-        (e.message_id, e.tool_use_id): e.summary for e in state.entries}
-    message_ids = {mid for mid, _ in wanted}
-    out: list[Message] = []
-    for m in messages:
-        if m.id not in message_ids:
-            out.append(m)
-            continue
-        blocks: list[ContentBlock] = []
-        touched = False
-        for b in m.content:
-            if isinstance(b, ToolResultBlock) and (m.id, b.tool_use_id) in wanted:
-                summary = wanted[(m.id, b.tool_use_id)]
-                blocks.append(dataclasses.replace(
-                    b, content=archive_placeholder(b.tool_use_id, summary)))
-                touched = True
-            else:
-                blocks.append(b)
-        out.append(dataclasses.replace(m, content=tuple(blocks)) if touched else m)
-    return out

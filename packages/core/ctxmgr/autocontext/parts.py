@@ -1,0 +1,85 @@
+"""What every compressor front is built from: config, counter, summarizer, offload store.
+
+:class:`~ctxmgr.autocontext.memory.AutoContextMemory` (a history the caller owns)
+and :class:`~ctxmgr.autocontext.processor.ContextProcessor` (a history a framework
+owns) differ in how they take the history, not in these parts, so both build on
+:class:`CompressorParts`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.events import EventCallback
+from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
+from ctxmgr.messages import Message
+from ctxmgr.prompts import reload_hint_message
+from ctxmgr.store.base import Store
+from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.tokens import TokenCounter, default_counter
+
+__all__ = ["DEFAULT", "CompressorParts", "PartsOptions"]
+
+DEFAULT: Any = object()
+"""Marks an argument left out (``None`` means something else for the summarizer)."""
+
+
+class PartsOptions(TypedDict, total=False):
+    """The keyword arguments of :class:`CompressorParts` (and of its subclasses)."""
+
+    counter: TokenCounter | None
+    summarizer: object | None
+    store: Store | None
+    project: str
+    session: str
+    on_event: EventCallback | None
+    reload_hint: bool
+
+
+class CompressorParts:
+    """The settings, counter, summarizer and offload store a compressor works with.
+
+    Args:
+        config: thresholds and switches.
+        counter: token counter; default: exact tiktoken.
+        summarizer: object with ``summarize`` / ``asummarize``; default the
+            deterministic :class:`ExtractiveSummarizer`; ``None`` runs only the
+            strategies that need no LLM.
+        store: where offloaded originals go; default in memory. Use a shared store
+            (files, a database) when several workers or restarts share a session.
+        project, session: the offload namespace inside ``store``.
+        on_event: called with every :class:`CompressionEvent`.
+        reload_hint: put the reload hint in the prompt once anything is compressed
+            (its tokens are counted in every budget check).
+    """
+
+    def __init__(
+        self,
+        config: AutoContextConfig | None = None,
+        *,
+        counter: TokenCounter | None = None,
+        summarizer: object | None = DEFAULT,
+        store: Store | None = None,
+        project: str = "default",
+        session: str = "default",
+        on_event: EventCallback | None = None,
+        reload_hint: bool = True,
+    ) -> None:
+        self.config = config or AutoContextConfig()
+        self.counter = counter or default_counter()
+        self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
+        self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
+        self.on_event = on_event
+        self.hint = reload_hint_message() if reload_hint else None
+        self.hint_tokens = self.counter.count(self.hint) if self.hint else 0
+        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
+
+    def reload(self, offload_id: str) -> list[Message]:
+        """The original messages behind an offload tag, exactly as they were.
+
+        Raises:
+            OffloadNotFoundError: unknown id.
+        """
+        return self.offload.load(offload_id)

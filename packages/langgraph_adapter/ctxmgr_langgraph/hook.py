@@ -1,0 +1,136 @@
+"""``ContextHook``: ctxmgr as the ``pre_model_hook`` of ``create_react_agent``.
+
+Example::
+
+    from langgraph.prebuilt import create_react_agent
+    from ctxmgr_langgraph import ContextAgentState, ContextHook
+
+    hook = ContextHook(AutoContextConfig(max_tokens=32_000), system_prompt=PROMPT, tools=tools)
+    agent = create_react_agent(model, [*tools, *hook.tools], prompt=PROMPT,
+                               pre_model_hook=hook, state_schema=ContextAgentState)
+
+On every call the hook returns ``llm_input_messages``, never empty: that channel
+has no reducer and stays in the checkpoint, so a hook that skipped it on one call
+would feed the model the previous call's view. Compressions also go into
+``messages`` (same-id stand-ins, ``RemoveMessage``), so the compressed prefix is
+the state itself and stays byte-identical until the next compression.
+
+The hook cannot see the request's system prompt and tool schemas: pass them as
+``system_prompt`` and ``tools`` so the budget counts them (ctxmgr's own tools are
+counted already). It runs sync under ``invoke`` / ``stream`` and async under
+``ainvoke`` / ``astream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal, NotRequired
+
+from ctxmgr import AutoContextConfig, Store, TokenCounter
+from ctxmgr.autocontext.events import EventCallback
+from ctxmgr_langgraph.engine import ContextEngine, PreparedCall
+from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
+
+try:
+    from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import RunnableConfig, RunnableLambda
+    from langgraph.prebuilt.chat_agent_executor import AgentState
+    from langgraph.runtime import get_runtime
+    from langgraph.store.base import BaseStore
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'ctxmgr_langgraph needs LangGraph: pip install "ctxmgr[langgraph]"') from exc
+
+__all__ = ["ContextAgentState", "ContextHook"]
+
+
+class ContextAgentState(AgentState):
+    """``create_react_agent``'s state with ctxmgr's JSON dict (pass as ``state_schema``)."""
+
+    ctxmgr: NotRequired[Annotated[dict[str, Any], merge_context_state]]
+
+
+class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
+    """A node that compresses the history before the model call and hands it the prompt.
+
+    Returns ``{"llm_input_messages": prompt}`` on every call, plus the compressions
+    for ``messages`` and ctxmgr's state changes when there are any.
+
+    Args:
+        config: see :class:`~ctxmgr_langgraph.ContextMiddleware` for this and the
+            other options.
+        system_prompt: the system prompt the model is sent (counted in the budget).
+        tools: the agent's own tools (their schemas are counted in the budget).
+    """
+
+    def __init__(
+        self,
+        config: AutoContextConfig | None = None,
+        *,
+        system_prompt: str | BaseMessage | None = None,
+        tools: Iterable[Any] = (),
+        summarizer: Any = "extractive",
+        counter: TokenCounter | None = None,
+        store: Store | BaseStore | None = None,
+        project: str | None = None,
+        session: str | None = None,
+        message_archiving: bool | str | None = None,
+        memo: bool | str | None = None,
+        context_reload: bool = True,
+        reserve_output_tokens: int | Literal["auto"] | None = None,
+        calibrate: bool = True,
+        guidance: bool = True,
+        max_memos: int | None = None,
+        on_event: EventCallback | None = None,
+        name: str = "ctxmgr_pre_model_hook",
+    ) -> None:
+        self.engine = ContextEngine(
+            config, summarizer=summarizer, counter=counter, store=store, project=project,
+            session=session, message_archiving=message_archiving, memo=memo,
+            context_reload=context_reload, reserve_output_tokens=reserve_output_tokens,
+            calibrate=calibrate, guidance=guidance, max_memos=max_memos, on_event=on_event)
+        self.tools = list(self.engine.tools)
+        self.overhead = self.engine.overhead_tokens(system_prompt, [*tools, *self.tools])
+        """Base-counter tokens of the system prompt and every tool schema."""
+        super().__init__(self._run, afunc=self._arun, name=name)
+
+    @property
+    def config(self) -> AutoContextConfig:
+        return self.engine.config
+
+    def _arguments(self, state: Mapping[str, Any], config: RunnableConfig
+                   ) -> tuple[list[BaseMessage], dict[str, Any] | None, dict[str, Any],
+                              dict[str, Any]]:
+        messages = list(_get(state, "messages") or [])
+        context = _get(state, CONTEXT_KEY)
+        try:
+            runtime: Any = get_runtime()
+        except (RuntimeError, KeyError):  # called outside a graph
+            runtime = None
+        session = self.engine.session_of(config, runtime)
+        learned = self.engine.observe(session, messages, context)
+        if learned:
+            context = merge_context_state(context, learned)
+        return messages, context, learned, {
+            "session": session, "overhead": self.overhead,
+            "store": self.engine.store_for(getattr(runtime, "store", None))}
+
+    def _run(self, state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        messages, context, learned, kwargs = self._arguments(state, config)
+        return self._update(self.engine.prepare(messages, context, **kwargs), learned)
+
+    async def _arun(self, state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
+        messages, context, learned, kwargs = self._arguments(state, config)
+        return self._update(await self.engine.aprepare(messages, context, **kwargs), learned)
+
+    def _update(self, call: PreparedCall, learned: dict[str, Any]) -> dict[str, Any]:
+        self.engine.expect_answer(call.session, call.sent_tokens)
+        update = call.update(learned)
+        update["llm_input_messages"] = call.prompt
+        return update
+
+
+def _get(state: Any, key: str) -> Any:
+    if isinstance(state, Mapping):
+        return state.get(key)
+    return getattr(state, key, None)

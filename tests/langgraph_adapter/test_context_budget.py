@@ -1,0 +1,88 @@
+"""What the budget counts: system prompt, tool schemas, the answer's reserve, and the
+model's own token counts once it reports them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph_agents import RECURSION, STYLES, CallChecker, build, reloader, tool_tokens
+
+from ctxmgr import AutoContextConfig, TokenCounter, default_counter
+from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr_langgraph import CONTEXT_KEY, RecordedRun
+from ctxmgr_langgraph.convert import from_langchain
+
+
+@pytest.fixture(scope="module")
+def run(swe_trajectories: list[Trajectory]) -> RecordedRun:
+    trajectory = next(t for t in swe_trajectories if "django-11099" in t.id)
+    return RecordedRun.from_messages(trajectory.messages)
+
+
+@pytest.fixture(scope="module")
+def counter() -> TokenCounter:
+    return default_counter()
+
+
+def thread() -> dict[str, Any]:
+    return {"configurable": {"thread_id": "t"}, **RECURSION}
+
+
+def first_compression_call(style: str, run: RecordedRun, counter: TokenCounter,
+                           **options: Any) -> int:
+    checker = CallChecker(counter=counter, max_tokens=10_000,
+                          reserve=options.get("reserve_output_tokens", 0))
+    agent = build(style, run, config=AutoContextConfig(max_tokens=10_000), checker=checker,
+                  checkpointer=InMemorySaver(), **options)
+    checker.reload = reloader(agent, "t")
+    agent.graph.invoke(agent.inputs(run), thread())
+    return checker.compression_calls[0]
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_larger_reserve_for_the_answer_makes_compression_start_earlier(
+        style: str, run: RecordedRun, counter: TokenCounter) -> None:
+    small = first_compression_call(style, run, counter, reserve_output_tokens=0)
+    large = first_compression_call(style, run, counter, reserve_output_tokens=3000)
+    assert large < small
+
+
+def test_the_system_prompt_and_tool_schemas_count(run: RecordedRun,
+                                                  counter: TokenCounter) -> None:
+    checker = CallChecker(counter=counter, max_tokens=10_000, reserve=700)
+    agent = build("create_agent", run, config=AutoContextConfig(max_tokens=10_000),
+                  checker=checker, checkpointer=InMemorySaver(), reserve_output_tokens=700)
+    checker.reload = reloader(agent, "t")
+    agent.graph.invoke(agent.inputs(run), thread())
+    first = agent.model.received[0]
+    sent = (counter.count_messages(from_langchain(first))
+            + tool_tokens(counter, agent.model.bound_tools))
+    overhead = agent.graph.get_state(thread()).values[CONTEXT_KEY]["overhead"]
+    history = from_langchain([m for m in first if m.type == "human"])
+    # what the middleware counts beside the history: system prompt, guidance, tools
+    assert abs(overhead - (sent - counter.count_messages(history))) <= 10
+
+
+@pytest.mark.parametrize("style", ["create_agent", "react_hook"])
+def test_budgets_hold_in_the_models_own_tokens_once_it_reports_usage(
+        style: str, run: RecordedRun, counter: TokenCounter) -> None:
+    """A model whose tokenizer counts twice what tiktoken does: calibrated against its
+    usage_metadata, every prompt fits its window in its own tokens; without
+    calibration the same run overflows it."""
+    def peak(calibrate: bool) -> tuple[int, float]:
+        agent = build(style, run, config=AutoContextConfig(max_tokens=10_000),
+                      checkpointer=InMemorySaver(), reserve_output_tokens=500,
+                      calibrate=calibrate)
+        agent.model.usage_counter = counter
+        agent.model.usage_ratio = 2.0
+        agent.graph.invoke(agent.inputs(run), thread())
+        tokens = [agent.model.usage_tokens(p) + 500 for p in agent.model.received]
+        context = agent.graph.get_state(thread()).values.get(CONTEXT_KEY, {})
+        return max(tokens), context.get("calibration", {}).get("ratio", 1.0)
+
+    calibrated, ratio = peak(True)
+    uncalibrated, _ = peak(False)
+    assert 1.8 <= ratio <= 2.2
+    assert calibrated <= 10_000 < uncalibrated
