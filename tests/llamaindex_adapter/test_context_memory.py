@@ -135,6 +135,15 @@ def test_the_state_survives_to_dict_and_from_dict_whole() -> None:
     assert "runtime" not in data
 
 
+def test_a_memory_validated_by_pydantic_alone_finds_its_runtime_parts() -> None:
+    mem = memory(session_id="validated")
+    mem.put_messages(to_llamaindex(long_history()))
+    prompt = mem.get()
+    back = ContextMemory.model_validate(json.loads(json.dumps(mem.model_dump())))
+    assert back.store is mem.store
+    assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
+
+
 def test_a_memory_with_another_store_rebuilt_where_that_store_is_unknown_says_what_to_do(
         monkeypatch: pytest.MonkeyPatch) -> None:
     mem = ContextMemory.from_defaults(store=LlamaIndexKVStore(SimpleKVStore()),

@@ -282,6 +282,14 @@ class ContextMemory(BaseMemory):
             _PARTS[key] = parts
             return _Runtime(parts=parts)
 
+    def _live_runtime(self) -> _Runtime:
+        """The runtime, resolved now if the memory was built without ``__init__`` (pydantic's
+        ``model_validate`` skips it)."""
+        if not isinstance(self.runtime, _Runtime):
+            self.runtime = self._resolve_runtime(None, _DEFAULT, None, None)
+        runtime: _Runtime = self.runtime
+        return runtime
+
     # --- what the rest of the adapter uses --------------------------------------------
 
     @property
@@ -292,18 +300,16 @@ class ContextMemory(BaseMemory):
     @property
     def store(self) -> Store:
         """Where originals and memos go."""
-        runtime: _Runtime = self.runtime
-        return runtime.parts.store
+        return self._live_runtime().parts.store
 
     @property
     def counter(self) -> TokenCounter:
-        runtime: _Runtime = self.runtime
-        return runtime.parts.counter
+        return self._live_runtime().parts.counter
 
     @property
     def processor(self) -> ContextProcessor:
         """The compressor (built once, from the settings and runtime parts)."""
-        runtime: _Runtime = self.runtime
+        runtime = self._live_runtime()
         if runtime.processor is None:
             parts = runtime.parts
             runtime.processor = ContextProcessor(
