@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory, ExtractiveSummarizer
 from ctxmgr.convert import from_openai
@@ -38,6 +39,11 @@ class DemoReport:
     pairing_violations: int = 0
     reload_checked: int = 0
     """Offloaded ranges reloaded and compared with the originals (all must match)."""
+    runner: str = ""
+    """What replayed the run ("AutoContextMemory", "create_agent + ContextMiddleware")."""
+    reload_shown: Any = None
+    """The LangGraph demo's one ``context_reload``: an object with ``offload_id``,
+    ``message_id``, ``detail`` and ``exact`` (``None`` when none was made)."""
 
 
 def bundled_trajectory() -> tuple[str, list[Message]]:
@@ -56,7 +62,7 @@ def run_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None,
     counter = default_counter()
     memory = AutoContextMemory(AutoContextConfig(max_tokens=budget), counter=counter,
                                summarizer=ExtractiveSummarizer())
-    report = DemoReport(trajectory_id=tid, budget=budget)
+    report = DemoReport(trajectory_id=tid, budget=budget, runner="AutoContextMemory")
     calls = [i for i, m in enumerate(messages) if m.role == "assistant"]
     seen = 0
     for k, i in enumerate(calls):
@@ -88,17 +94,26 @@ def run_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None,
 def render(report: DemoReport) -> str:
     """A plain-text summary of the demo (the rich table shows the same numbers)."""
     base, managed = sum(report.baseline), sum(report.managed)
+    within = "within" if max(report.managed) <= report.budget else "OVER"
     lines = [
         f"trajectory {report.trajectory_id}: {len(report.baseline)} model calls, "
-        f"budget {report.budget} tokens",
+        f"budget {report.budget} tokens" + (f", replayed by {report.runner}" if report.runner
+                                            else ""),
         f"prompt tokens summed over calls: {base:,} without ctxmgr, {managed:,} with "
         f"({1 - managed / base:.0%} saved)",
-        f"peak prompt: {max(report.baseline):,} without, {max(report.managed):,} with",
+        f"peak prompt: {max(report.baseline):,} without, {max(report.managed):,} with "
+        f"(budget {report.budget:,}: {within})",
         "strategies fired: " + (", ".join(f"{n} x{c}" for n, c in
                                           sorted(report.strategies.items())) or "none"),
         f"tool-pairing violations: {report.pairing_violations}; offloaded ranges reloaded "
         f"byte for byte: {report.reload_checked}",
     ]
+    shown = report.reload_shown
+    if shown is not None:
+        first = shown.detail.splitlines()[0] if shown.detail else ""
+        lines.append(f"context_reload {shown.offload_id[:8]} brought message {shown.message_id} "
+                     f"back {'exactly' if shown.exact else 'CHANGED'} ({len(shown.detail):,} "
+                     f"chars): {first[:70]}")
     return "\n".join(lines)
 
 
