@@ -43,14 +43,15 @@ def _say(**fields: Any) -> None:
     print(json.dumps(fields), flush=True)
 
 
-def recorded_run() -> RecordedRun:
-    [trajectory] = load_trajectories([str(FIXTURES / TRAJECTORY)])
+def recorded_run(name: str = TRAJECTORY) -> RecordedRun:
+    [trajectory] = load_trajectories([str(FIXTURES / name)])
     return RecordedRun.from_messages(trajectory.messages)
 
 
 def open_backend(stack: ExitStack, target: str) -> tuple[Any, Any]:
-    """A checkpointer and a store on ``target`` (a SQLite file or a Postgres URI)."""
-    if target.startswith("postgres"):
+    """A checkpointer and a store on ``target`` (a SQLite file, or a Postgres URI or
+    libpq ``key=value`` connection string)."""
+    if target.startswith("postgres") or "dbname=" in target:
         from langgraph.checkpoint.postgres import PostgresSaver
         from langgraph.store.postgres import PostgresStore
 
@@ -80,12 +81,14 @@ def main() -> int:
     p.add_argument("--mode", choices=["run", "resume"], required=True)
     p.add_argument("--block-at", type=int, default=0)
     p.add_argument("--thread", default="killed-worker")
+    p.add_argument("--project", default="kill-test")
+    p.add_argument("--trajectory", default=TRAJECTORY, help="a file in tests/fixtures")
     p.add_argument("--durability", choices=["sync", "async"], default="async",
                    help="LangGraph's checkpoint durability for the run (async: checkpoints "
                         "are written in the background and the latest may be lost)")
     args = p.parse_args()
     thread: Any = {"configurable": {"thread_id": args.thread}, "recursion_limit": 10_000}
-    run = recorded_run()
+    run = recorded_run(args.trajectory)
     answers = run.answer_messages()
     with ExitStack() as stack:
         saver, store = open_backend(stack, args.target)
@@ -105,7 +108,7 @@ def main() -> int:
 
         model = run.model(on_call=on_call)
         middleware = ContextMiddleware(AutoContextConfig(max_tokens=MAX_TOKENS),
-                                       project="kill-test", on_event=on_event)
+                                       project=args.project, on_event=on_event)
         agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                              middleware=[middleware], checkpointer=saver, store=store)
         if args.mode == "resume":
