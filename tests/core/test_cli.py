@@ -515,3 +515,11 @@ def test_reload_of_an_offload_holding_a_lone_surrogate_does_not_crash(tmp_path: 
         assert run.rc == 0, run.err
         assert json.loads(out.read_text(encoding="utf-8")) == {
             "messages": [{"role": "user", "content": "a \ud800 b"}]}
+
+
+def test_demo_takes_a_jsonl_of_many_runs_and_replays_the_longest() -> None:
+    run = cli("demo", "--framework", "core", "--max-tokens", 8000, "--trajectory",
+              FIXTURES / "tau_airline_gpt4o_first12.jsonl")
+    assert run.rc == 0, run.err
+    assert "holds 12 runs; replaying the longest" in run.err
+    assert "tool-pairing violations: 0" in run.out

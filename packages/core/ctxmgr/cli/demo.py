@@ -83,10 +83,10 @@ def run(args: argparse.Namespace) -> int:
     trajectory = None
     if args.trajectory:
         runs = read_trajectories([args.trajectory])
-        if len(runs) > 1:
-            raise UsageError(f"--trajectory {args.trajectory} holds {len(runs)} runs; "
-                             "give a file with one")
-        trajectory = runs[0]
+        trajectory = max(runs, key=lambda t: sum(m.role == "assistant" for m in t.messages))
+        if len(runs) > 1:  # a JSONL of many runs, as replay takes: show the longest
+            print(f"ctxmgr demo: {args.trajectory} holds {len(runs)} runs; replaying the "
+                  f"longest, {trajectory.id}", file=sys.stderr)
         if not any(m.role == "assistant" for m in trajectory.messages):
             raise UsageError(f"--trajectory {args.trajectory}: no model calls to replay (no "
                              "assistant message)")
