@@ -221,7 +221,10 @@ def test_a_failing_summarizer_leaves_valid_loss_free_messages(
     # the cheaper non-LLM strategies still applied
     assert applied and {e.strategy for e in applied} == {2}
     assert res.tokens < C.count_messages(h)
-    assert elapsed < 3 * TIMEOUT + 1.5  # three abandoned calls, not three hung ones
+    # A hang guard, not a speed measure: a compress that waited for the hung call would
+    # not return until the fixture releases it at teardown (the reasons above say the
+    # later calls were skipped at once). Generous, so a loaded machine never trips it.
+    assert elapsed < 30
 
 
 def test_a_skipped_strategy_logs_a_warning(caplog: pytest.LogCaptureFixture) -> None:
