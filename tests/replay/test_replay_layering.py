@@ -19,11 +19,11 @@ FIXTURES = ROOT / "tests" / "fixtures" / "trajectories"
 FRAMEWORKS = ("langchain", "langchain_core", "langchain_openai", "langchain_anthropic",
               "langgraph", "langmem", "llama_index")
 ADAPTERS = ("ctxmgr_langgraph", "ctxmgr_llamaindex")
-PEERS = {"langchain_summarization": "ctxmgr[langgraph]",
-         "langchain_context_editing": "ctxmgr[langgraph]",
-         "langmem_summarize": "ctxmgr[langmem]",
-         "llamaindex_memory": "ctxmgr[llamaindex]",
-         "llamaindex_summary_buffer": "ctxmgr[llamaindex]"}
+PEERS = {"langchain_summarization": ".[langgraph]",
+         "langchain_context_editing": ".[langgraph]",
+         "langmem_summarize": ".[langmem]",
+         "llamaindex_memory": ".[llamaindex]",
+         "llamaindex_summary_buffer": ".[llamaindex]"}
 
 
 def _smallest_swe_run() -> Path:
@@ -127,14 +127,14 @@ def test_without_extras_list_policies_names_each_extra() -> None:
 def test_without_extras_a_plot_names_the_replay_extra(tmp_path: Path) -> None:
     line = _one_error_line(_without_extras("replay", _smallest_swe_run(), "--policy", "none",
                                            "--plot", tmp_path / "p.png"))
-    assert 'pip install "ctxmgr[replay]"' in line
+    assert 'pip install ".[replay]"' in line
 
 
 @pytest.mark.parametrize("command", ["compress", "replay"])
 def test_without_extras_a_model_summarizer_names_the_langgraph_extra(command: str) -> None:
     line = _one_error_line(_without_extras(command, _smallest_swe_run(), "--summarizer",
                                            "openai:gpt-4o"))
-    assert 'pip install "ctxmgr[langgraph]"' in line
+    assert 'pip install ".[langgraph]"' in line
 
 
 def test_without_extras_the_demo_runs() -> None:

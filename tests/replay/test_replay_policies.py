@@ -143,10 +143,10 @@ def test_unknown_policy_names_the_choices(counter) -> None:
 
 
 @pytest.mark.parametrize(("name", "missing", "extra"), [
-    ("langmem_summarize", "langmem.short_term", "ctxmgr[langmem]"),
+    ("langmem_summarize", "langmem.short_term", ".[langmem]"),
     ("langchain_summarization", "langchain.agents.middleware.summarization",
-     "ctxmgr[langgraph]"),
-    ("llamaindex_summary_buffer", "llama_index.core.memory", "ctxmgr[llamaindex]"),
+     ".[langgraph]"),
+    ("llamaindex_summary_buffer", "llama_index.core.memory", ".[llamaindex]"),
 ])
 def test_a_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch, counter,
                                               name: str, missing: str, extra: str) -> None:

@@ -1,6 +1,6 @@
 """ctxmgr for LangGraph and LangChain.
 
-Needs ``pip install "ctxmgr[langgraph]"``: every name here imports LangChain
+Needs ``pip install ".[langgraph]"``: every name here imports LangChain
 when first used, and says which extra to install when it is missing.
 
 Three ways in, one engine underneath:

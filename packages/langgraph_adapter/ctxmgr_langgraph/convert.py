@@ -61,7 +61,7 @@ try:
     )
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["from_langchain", "to_langchain"]
 

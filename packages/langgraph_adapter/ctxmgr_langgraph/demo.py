@@ -36,7 +36,7 @@ try:
     from langgraph.store.memory import InMemoryStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["ReloadShown", "run_agent_demo"]
 

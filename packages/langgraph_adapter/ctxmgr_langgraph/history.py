@@ -26,7 +26,7 @@ try:
     from langchain_core.messages import BaseMessage
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["MessageCache"]
 

@@ -39,7 +39,7 @@ try:
     from langgraph.store.base import BaseStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangGraph: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
 __all__ = ["ContextAgentState", "ContextHook"]
 

@@ -43,7 +43,7 @@ try:
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["ContextMiddleware", "ContextMiddlewareState"]
 

@@ -29,7 +29,7 @@ try:
     from pydantic import Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["RecordedRun", "ScriptedChatModel"]
 

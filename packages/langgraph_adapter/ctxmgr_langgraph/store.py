@@ -41,7 +41,7 @@ try:
     from langgraph.store.base.batch import AsyncBatchedBaseStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangGraph: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
 __all__ = ["DEFAULT_PREFIX", "LangGraphStore", "resolve_store"]
 

@@ -12,7 +12,7 @@ try:
     from langchain_core.messages import HumanMessage, SystemMessage
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["LangChainSummarizer", "summarizer_from_spec"]
 
@@ -62,7 +62,7 @@ def summarizer_from_spec(spec: str) -> LangChainSummarizer:
     try:
         from langchain.chat_models import init_chat_model
     except ImportError as exc:  # pragma: no cover - langchain ships with the extra
-        raise ValueError(f'{spec}: needs LangChain: pip install "ctxmgr[langgraph]"') from exc
+        raise ValueError(f'{spec}: needs LangChain: pip install ".[langgraph]"') from exc
     try:
         model = init_chat_model(spec)
     except Exception as exc:  # provider packages raise many kinds of errors

@@ -34,7 +34,7 @@ try:
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_langgraph needs LangGraph: pip install "ctxmgr[langgraph]"') from exc
+        'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
 if TYPE_CHECKING:
     from ctxmgr_langgraph.engine import ContextEngine

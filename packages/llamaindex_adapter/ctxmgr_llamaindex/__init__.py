@@ -1,6 +1,6 @@
 """ctxmgr for LlamaIndex.
 
-Needs ``pip install "ctxmgr[llamaindex]"``: every name here imports LlamaIndex
+Needs ``pip install ".[llamaindex]"``: every name here imports LlamaIndex
 when first used, and says which extra to install when it is missing.
 """
 

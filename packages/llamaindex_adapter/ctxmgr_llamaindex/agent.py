@@ -35,7 +35,7 @@ try:
     from llama_index.core.tools import AsyncBaseTool
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+        'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["CompressedObservationStep", "CompressedThoughtStep", "ContextFunctionAgent",
            "ContextReActAgent", "context_memory_of", "tool_tokens"]

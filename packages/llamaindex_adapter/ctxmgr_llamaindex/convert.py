@@ -64,7 +64,7 @@ try:
     from pydantic import TypeAdapter
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+        'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["LlamaIndexConverter", "from_llamaindex", "to_llamaindex"]
 

@@ -61,7 +61,7 @@ try:
     from llama_index.core.storage.kvstore.types import BaseKVStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+        'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["ContextMemory", "StepPlan"]
 

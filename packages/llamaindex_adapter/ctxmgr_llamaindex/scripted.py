@@ -29,7 +29,7 @@ try:
     from llama_index.core.tools import FunctionTool, ToolMetadata
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+        'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["FINAL_ANSWER", "RecordedRun", "ScriptedLLM"]
 

@@ -11,7 +11,7 @@ try:
     from llama_index.core.llms import LLM
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+        'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["LlamaIndexSummarizer"]
 

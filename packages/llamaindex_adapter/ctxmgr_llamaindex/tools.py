@@ -31,7 +31,7 @@ try:
     from llama_index.core.workflow import Context
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        'ctxmgr_llamaindex needs LlamaIndex: pip install "ctxmgr[llamaindex]"') from exc
+        'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 if TYPE_CHECKING:
     from ctxmgr_llamaindex.memory import ContextMemory

@@ -15,7 +15,7 @@ from ctxmgr.cli._common import UsageError
 __all__ = ["ENTRY_POINT_GROUP", "model_summarizer"]
 
 ENTRY_POINT_GROUP = "ctxmgr.model_summarizers"
-_NEEDS = ('needs LangChain: pip install "ctxmgr[langgraph]" plus the provider\'s package '
+_NEEDS = ('needs LangChain: pip install ".[langgraph]" plus the provider\'s package '
           "(e.g. langchain-openai)")
 
 

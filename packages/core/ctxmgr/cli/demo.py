@@ -59,7 +59,7 @@ def _framework_demo(name: str) -> Any:
         return _framework_demos()[name].load()
     except ImportError as exc:
         raise UsageError(f"--framework {name} needs its adapter's extra: pip install "
-                         f'"ctxmgr[{name}]" ({exc})') from None
+                         f'".[{name}]" ({exc})') from None
 
 
 def _default_demo() -> Any:

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            raise UsageError('--plot needs matplotlib: pip install "ctxmgr[replay]"') from None
+            raise UsageError('--plot needs matplotlib: pip install ".[replay]"') from None
     from ctxmgr.cli._io import read_trajectories
 
     trajectories = read_trajectories(args.paths)

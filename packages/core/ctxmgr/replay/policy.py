@@ -221,7 +221,7 @@ def _factory(name: str) -> PolicyFactory:
     if ep is None:
         raise ConfigError(
             f"unknown policy {name!r}; choose from {', '.join(policy_names())} (peers come "
-            'with the adapters: pip install "ctxmgr[all]" registers them)')
+            'with the adapters: pip install ".[all]" registers them)')
     try:
         factory: PolicyFactory = ep.load()
     except ImportError as exc:

@@ -28,7 +28,7 @@ try:
     from pydantic import ConfigDict
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f'the LangChain replay peers need LangChain: pip install "ctxmgr[langgraph]" ({exc})'
+        f'the LangChain replay peers need LangChain: pip install ".[langgraph]" ({exc})'
     ) from exc
 
 __all__ = ["FakeSummaryChatModel", "LangChainBridge", "summary_chat_model"]

@@ -29,7 +29,7 @@ try:
     from langchain_core.messages import AIMessage, AnyMessage, SystemMessage
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f'the LangChain replay peers need LangChain: pip install "ctxmgr[langgraph]" ({exc})'
+        f'the LangChain replay peers need LangChain: pip install ".[langgraph]" ({exc})'
     ) from exc
 
 __all__ = ["LangChainContextEditingPolicy"]

@@ -29,7 +29,7 @@ try:
     from langgraph.runtime import Runtime
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f'the LangChain replay peers need LangChain: pip install "ctxmgr[langgraph]" ({exc})'
+        f'the LangChain replay peers need LangChain: pip install ".[langgraph]" ({exc})'
     ) from exc
 
 __all__ = ["LangChainSummarizationPolicy"]

@@ -29,7 +29,7 @@ try:  # first, so a machine without langmem (or LangChain) is told to install th
         from langmem.short_term import RunningSummary, summarize_messages
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f'the langmem replay peer needs langmem: pip install "ctxmgr[langmem]" ({exc})'
+        f'the langmem replay peer needs langmem: pip install ".[langmem]" ({exc})'
     ) from exc
 
 from ctxmgr import Message

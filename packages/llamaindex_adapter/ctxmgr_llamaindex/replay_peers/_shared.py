@@ -32,7 +32,7 @@ try:
     from llama_index.core.llms.custom import CustomLLM
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f'the LlamaIndex replay peers need LlamaIndex: pip install "ctxmgr[llamaindex]" ({exc})'
+        f'the LlamaIndex replay peers need LlamaIndex: pip install ".[llamaindex]" ({exc})'
     ) from exc
 
 __all__ = ["FakeSummaryLLM", "LlamaIndexPolicyBase", "TokenizerFn"]

@@ -25,7 +25,7 @@ try:
     from llama_index.core.memory import ChatSummaryMemoryBuffer
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
-        f'the LlamaIndex replay peers need LlamaIndex: pip install "ctxmgr[llamaindex]" ({exc})'
+        f'the LlamaIndex replay peers need LlamaIndex: pip install ".[llamaindex]" ({exc})'
     ) from exc
 
 __all__ = ["LlamaIndexSummaryBufferPolicy"]
