@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=None,
                    help="langgraph (default when installed): a real create_agent agent with "
                         "ContextMiddleware and a scripted model; llamaindex: a real "
-                        "LlamaIndex ContextFunctionAgent (needs ctxmgr[llamaindex]); core: "
+                        "LlamaIndex ContextFunctionAgent (needs .[llamaindex]); core: "
                         "AutoContextMemory alone")
 
 

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="OUT", help="write the report here as JSON "
                                                   "(numbers JSON cannot hold become null)")
     p.add_argument("--plot", metavar="OUT.png", help="write a PNG of prompt tokens per call "
-                                                     '(needs matplotlib: "ctxmgr[replay]")')
+                                                     '(needs matplotlib: ".[replay]")')
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """Showing a replay: a table of the aggregates (rich) and a plot of prompt sizes (matplotlib).
 
-Both libraries come with ``ctxmgr[replay]`` and are imported only here, when
+Both libraries come with ``.[replay]`` and are imported only here, when
 a report is drawn.
 """
 
