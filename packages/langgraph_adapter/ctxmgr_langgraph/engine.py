@@ -36,7 +36,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from ctxmgr import (
     ArchiveState,
@@ -77,7 +77,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
-__all__ = ["ContextEngine", "PreparedCall"]
+__all__ = ["ContextEngine", "EngineOptions", "PreparedCall"]
 
 logger = logging.getLogger(__name__)
 
@@ -132,6 +132,26 @@ class PreparedCall:
         if context:
             update[CONTEXT_KEY] = context
         return update
+
+
+class EngineOptions(TypedDict, total=False):
+    """The keyword options of :class:`ContextEngine`, which ``ContextMiddleware``,
+    ``ContextHook`` and ``ContextNode`` pass through (defaults and meaning: see
+    :class:`~ctxmgr_langgraph.ContextMiddleware`)."""
+
+    summarizer: Any
+    counter: TokenCounter | None
+    store: Store | BaseStore | None
+    project: str | None
+    session: str | None
+    message_archiving: bool | str | None
+    memo: bool | str | None
+    context_reload: bool
+    reserve_output_tokens: int | Literal["auto"] | None
+    calibrate: bool
+    guidance: bool
+    max_memos: int | None
+    on_event: EventCallback | None
 
 
 class ContextEngine:

@@ -24,11 +24,10 @@ counted already). It runs sync under ``invoke`` / ``stream`` and async under
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, NotRequired, Unpack
 
-from ctxmgr import AutoContextConfig, Store, TokenCounter
-from ctxmgr.autocontext.events import EventCallback
-from ctxmgr_langgraph.engine import ContextEngine, PreparedCall
+from ctxmgr import AutoContextConfig
+from ctxmgr_langgraph.engine import ContextEngine, EngineOptions, PreparedCall
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 
 try:
@@ -36,7 +35,6 @@ try:
     from langchain_core.runnables import RunnableConfig, RunnableLambda
     from langgraph.prebuilt.chat_agent_executor import AgentState
     from langgraph.runtime import get_runtime
-    from langgraph.store.base import BaseStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
@@ -69,26 +67,10 @@ class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
         *,
         system_prompt: str | BaseMessage | None = None,
         tools: Iterable[Any] = (),
-        summarizer: Any = "extractive",
-        counter: TokenCounter | None = None,
-        store: Store | BaseStore | None = None,
-        project: str | None = None,
-        session: str | None = None,
-        message_archiving: bool | str | None = None,
-        memo: bool | str | None = None,
-        context_reload: bool = True,
-        reserve_output_tokens: int | Literal["auto"] | None = None,
-        calibrate: bool = True,
-        guidance: bool = True,
-        max_memos: int | None = None,
-        on_event: EventCallback | None = None,
         name: str = "ctxmgr_pre_model_hook",
+        **options: Unpack[EngineOptions],
     ) -> None:
-        self.engine = ContextEngine(
-            config, summarizer=summarizer, counter=counter, store=store, project=project,
-            session=session, message_archiving=message_archiving, memo=memo,
-            context_reload=context_reload, reserve_output_tokens=reserve_output_tokens,
-            calibrate=calibrate, guidance=guidance, max_memos=max_memos, on_event=on_event)
+        self.engine = ContextEngine(config, **options)
         self.tools = list(self.engine.tools)
         self.overhead = self.engine.overhead_tokens(system_prompt, [*tools, *self.tools])
         """Base-counter tokens of the system prompt and every tool schema."""

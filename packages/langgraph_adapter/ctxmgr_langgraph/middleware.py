@@ -22,11 +22,10 @@ state or in the offload store, reloadable with ``context_reload``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Annotated, Any, Literal, NotRequired, cast
+from typing import Annotated, Any, NotRequired, Unpack, cast
 
-from ctxmgr import AutoContextConfig, Store, TokenCounter
-from ctxmgr.autocontext.events import EventCallback
-from ctxmgr_langgraph.engine import ContextEngine, PreparedCall
+from ctxmgr import AutoContextConfig
+from ctxmgr_langgraph.engine import ContextEngine, EngineOptions, PreparedCall
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 
 try:
@@ -39,7 +38,6 @@ try:
     )
     from langchain.agents.middleware.types import PrivateStateAttr
     from langchain_core.messages import AIMessage, AnyMessage
-    from langgraph.store.base import BaseStore
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -87,27 +85,10 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
     def __init__(
         self,
         config: AutoContextConfig | None = None,
-        *,
-        summarizer: Any = "extractive",
-        counter: TokenCounter | None = None,
-        store: Store | BaseStore | None = None,
-        project: str | None = None,
-        session: str | None = None,
-        message_archiving: bool | str | None = None,
-        memo: bool | str | None = None,
-        context_reload: bool = True,
-        reserve_output_tokens: int | Literal["auto"] | None = None,
-        calibrate: bool = True,
-        guidance: bool = True,
-        max_memos: int | None = None,
-        on_event: EventCallback | None = None,
+        **options: Unpack[EngineOptions],
     ) -> None:
         super().__init__()
-        self.engine = ContextEngine(
-            config, summarizer=summarizer, counter=counter, store=store, project=project,
-            session=session, message_archiving=message_archiving, memo=memo,
-            context_reload=context_reload, reserve_output_tokens=reserve_output_tokens,
-            calibrate=calibrate, guidance=guidance, max_memos=max_memos, on_event=on_event)
+        self.engine = ContextEngine(config, **options)
         self.tools = list(self.engine.tools)
 
     @property
