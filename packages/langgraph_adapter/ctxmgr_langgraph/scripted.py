@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ctxmgr import Message, TokenCounter, ToolResultBlock
+from ctxmgr.messages import thaw
 from ctxmgr_langgraph.convert import to_langchain
 
 try:
@@ -190,12 +191,4 @@ class RecordedRun:
 
 def _canonical(arguments: Any) -> str:
     """One text per set of arguments (read-only mappings and tuples as JSON objects, lists)."""
-    return json.dumps(_plain(arguments), sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
+    return json.dumps(thaw(arguments), sort_keys=True, ensure_ascii=False, default=str)
