@@ -5,7 +5,12 @@ from __future__ import annotations
 from builders import C, call, result, system, user
 
 from ctxmgr import AutoContextConfig, AutoContextMemory
-from ctxmgr.autocontext.identifiers import distinctive_strings, identifiers_note
+from ctxmgr.autocontext.identifiers import (
+    VisibleIdentifiers,
+    distinctive_strings,
+    identifiers_note,
+)
+from ctxmgr.messages import Message
 
 
 def test_the_rule_keeps_paths_identifiers_and_numbers_not_plain_words() -> None:
@@ -23,15 +28,15 @@ def test_the_note_names_what_the_summary_lacks_most_recent_first_within_its_size
     assert len(identifiers_note(replaced, "", 45)) <= 45
 
 
-def test_summaries_carry_the_note_when_switched_on() -> None:
+def test_summaries_carry_the_note_by_default_and_not_when_switched_off() -> None:
     h = [system(), user("task", id="u0")]
     for k in range(40):
         h += [call(f"c{k}", id=f"a{k}"),
               result(f"c{k}", f"def handler_{k}(): in pkg/module_{k}.py\n" + "x" * 1500,
                      id=f"t{k}")]
-    plain = AutoContextMemory(AutoContextConfig(max_tokens=16_000), counter=C)
-    noted = AutoContextMemory(AutoContextConfig(max_tokens=16_000, identifiers_chars=600),
+    plain = AutoContextMemory(AutoContextConfig(max_tokens=16_000, identifiers_chars=0),
                               counter=C)
+    noted = AutoContextMemory(AutoContextConfig(max_tokens=16_000), counter=C)
     for mem in (plain, noted):
         mem.add(h)
         mem.compress_if_needed()
@@ -42,3 +47,60 @@ def test_summaries_carry_the_note_when_switched_on() -> None:
     assert "Identifiers in the original:" in text(noted)
     assert sum(f"pkg/module_{k}.py" in text(noted) for k in range(40)) > sum(
         f"pkg/module_{k}.py" in text(plain) for k in range(40))
+
+
+def test_the_note_leaves_out_blobs() -> None:
+    replaced = [result("c1", "aGVsbG8gd29ybGQ" * 40 + " real_helper", id="t1")]
+    assert identifiers_note(replaced, "", 10_000) == "Identifiers in the original: real_helper"
+
+
+def test_the_note_leaves_out_what_the_rest_of_the_prompt_shows() -> None:
+    replaced = [result("c1", "shared_util.py and own_helper_1", id="t1")]
+    note = identifiers_note(replaced, "", 200, elsewhere=frozenset({"shared_util.py"}))
+    assert note == "Identifiers in the original: own_helper_1"
+
+
+def test_visible_identifiers_follow_replacements() -> None:
+    work = [result("c1", "shared_util.py one_1", id="t1"),
+            result("c2", "shared_util.py two_22", id="t2")]
+    visible = VisibleIdentifiers(work)
+    assert visible.outside(0, 1) == {"shared_util.py"}
+    stand_in = [user("[offloaded]", id="t1")]  # the first result gave way to a bare note
+    visible.replace(0, 1, stand_in)
+    work[0:1] = stand_in
+    assert visible.outside(1, 2) == frozenset()  # now only the second one shows it
+
+
+def _identifier_lines(messages: list[Message]) -> list[str]:
+    return [line for m in messages
+            for line in (m.text + "".join(r.text for r in m.tool_results)).splitlines()
+            if line.startswith("Identifiers in the original:")]
+
+
+def _history(shared_in_tail: bool) -> list[Message]:
+    h = [system(), user("task", id="u0")]
+    for k in range(40):
+        shared = " pkg/shared_util.py" if shared_in_tail or k < 30 else ""
+        h += [call(f"c{k}", id=f"a{k}"),  # the path comes last: past any preview's cut
+              result(f"c{k}", f"def handler_{k}(): in pkg/module_{k}.py\n" + "x" * 1500 + shared,
+                     id=f"t{k}")]
+    return h
+
+
+def test_a_string_the_kept_messages_show_is_not_repeated_on_every_stand_in() -> None:
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=16_000), counter=C)
+    mem.add(_history(shared_in_tail=True))
+    assert mem.compress_if_needed()
+    lines = _identifier_lines(mem.messages)
+    assert lines and not any("pkg/shared_util.py" in line for line in lines)
+    assert any("pkg/shared_util.py" in m.text + "".join(r.text for r in m.tool_results)
+               for m in mem.messages)  # still in the prompt, in a kept result
+
+
+def test_a_string_only_compressed_messages_showed_stays_in_the_prompt_once() -> None:
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=16_000), counter=C)
+    mem.add(_history(shared_in_tail=False))
+    assert mem.compress_if_needed()
+    text = "\n".join(m.text + "".join(r.text for r in m.tool_results) for m in mem.messages)
+    assert "pkg/shared_util.py" in text
+    assert sum("pkg/shared_util.py" in line for line in _identifier_lines(mem.messages)) <= 1

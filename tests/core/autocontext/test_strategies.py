@@ -25,7 +25,7 @@ from builders import (
     user,
 )
 
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
@@ -53,7 +53,8 @@ def config(**kw: object) -> AutoContextConfig:
     no tail, no minimum range size and no payback gate on summaries unless asked for."""
     base: dict[str, object] = {"max_tokens": BIG, "last_keep": 0, "min_compression_tokens": 0,
                                "cached_token_price": None, "reserve_output_tokens": 0,
-                               "safety_margin": 0.0, "keep_tool_results": 0}
+                               "safety_margin": 0.0, "keep_tool_results": 0,
+                               "identifiers_chars": 0}
     base.update(kw)
     return AutoContextConfig(**base)  # type: ignore[arg-type]
 
@@ -80,7 +81,7 @@ def only(n: int, messages: Sequence[Message], cfg: AutoContextConfig,
     """Run strategy ``n`` alone with a trigger and target of 1 token, so it applies every
     plan it has, and return the result and the offload store."""
     cfg = AutoContextConfig(**{**_fields(cfg), "token_ratio": 1e-9, "target_ratio": 1e-9,
-                               "disabled_strategies": set(range(1, 8)) - {n}})
+                               "disabled_strategies": set(STRATEGY_NAMES) - {n}})
     store = OffloadStore(InMemoryStore())
     res = compress(messages, config=cfg, counter=C, offload=store,
                    summarizer=summarizer or ExtractiveSummarizer(), force=True)
@@ -202,7 +203,7 @@ def tail_budget(messages: Sequence[Message], cfg: AutoContextConfig) -> int:
 def test_the_protected_tail_fits_three_quarters_of_the_room_beside_the_pinned_messages() -> None:
     h = [system(), user("task", "u1"), *groups("a", 8, LARGE)]  # ~1,520 tokens per group
     assert spans(1, h, config(last_keep=50)) == []  # every message is in the tail
-    capped = config(last_keep=50, max_tokens=16_000)  # target 8,000 tokens
+    capped = config(last_keep=50, max_tokens=16_000, target_ratio=0.5)  # target 8,000 tokens
     start = layout(h, capped, C).tail_start
     budget = tail_budget(h, capped)
     assert sum(C.count(m) for m in h[start:]) <= budget < sum(C.count(m) for m in h[start - 1:])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from builders import C, call, result, system, user
+from builders import C, answer, call, result, system, user
+from trajectory_dirs import FIXTURES
 
 from ctxmgr import (
     AutoContextConfig,
@@ -14,6 +15,9 @@ from ctxmgr import (
 )
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.strategies.offload_working_set import head_and_tail
+from ctxmgr.messages import Message
+from ctxmgr.pairing import tool_groups
+from ctxmgr.replay import load_trajectories
 
 
 def run_of(n: int, chars: int) -> list:
@@ -89,3 +93,105 @@ def test_head_and_tail_keeps_both_ends() -> None:
     cut = head_and_tail(text, 200)
     assert cut.startswith("A" * 100) and cut.endswith("C" * 100) and "1000 characters" in cut
     assert head_and_tail("short", 200) == "short"
+
+
+def support_chat(turns: int) -> list[Message]:
+    """A 4k-window support conversation: a ~1,250-token policy, short question-and-answer
+    turns that no strategy 1-6 takes (none large, no LLM), then three ~300-token lookups."""
+    h = [system("Policy line. " * 420), user("I need to change my booking.", id="u0")]
+    for k in range(turns):
+        h += [answer(f"Could you tell me detail number {k} of your booking, please? " * 3,
+                     id=f"f{k}"),
+              user(f"Detail {k} is booking_ref_{k}, as on my confirmation email.", id=f"u{k + 1}")]
+    for k in range(3):
+        h += [call(f"c{k}", id=f"a{k}"),
+              result(f"c{k}", f"record_{k}: " + "seat 12A, fare Y, " * 60, id=f"t{k}")]
+    return h
+
+
+def test_the_turns_before_the_working_set_make_room_before_it_is_cut() -> None:
+    cfg = AutoContextConfig(max_tokens=4000, disabled_strategies={1, 4, 5, 6})  # no LLM
+    mem = AutoContextMemory(cfg, counter=C)
+    h = support_chat(turns=20)
+    assert C.count_messages(h) > cfg.budget_tokens
+    mem.add(h)
+    events = [e for e in mem.compress_if_needed() if e.status == "applied"]
+    assert [e.name for e in events] == ["offload_history"]  # one note, nothing else cut
+    assert mem.messages[-6:] == h[-6:]  # the three lookups verbatim
+    assert mem.tokens <= cfg.budget_tokens
+    assert validate_pairing(mem.messages) == []
+    [note] = [m for m in mem.messages if CompressedMarker.of(m)]
+    assert "earlier messages offloaded to make room" in note.text
+    assert mem.reload(events[0].offload_id or "") == [  # the turns, byte for byte
+        m for m in h if m.id in set(events[0].replaced_ids)]
+    assert mem.messages[1] == h[1]  # the task stays; so does the latest user turn
+    assert {m.id for m in mem.messages} >= {"sys", "u0", "u20"}
+
+
+def test_under_the_budget_the_turns_stay() -> None:
+    cfg = AutoContextConfig(max_tokens=8000, disabled_strategies={1, 4, 5, 6})
+    mem = AutoContextMemory(cfg, counter=C)
+    h = support_chat(turns=20)
+    mem.add(h)
+    mem.compress_if_needed()
+    assert not any(e.name == "offload_history" for e in mem.events)
+    assert all(m in mem.messages for m in h if m.role == "user")
+
+
+def test_a_cut_preview_is_cut_again_before_a_newer_result_is_touched() -> None:
+    cfg = AutoContextConfig(max_tokens=16_000)
+    mem = AutoContextMemory(cfg, counter=C)
+    h = run_of(3, 20_000)  # ~5,000 tokens each: the oldest is cut, only as far as needed
+    mem.add(h)
+    mem.compress_if_needed()
+    assert [e.replaced_ids for e in mem.events if e.status == "applied"] == [("t0",)]
+    mem.add([answer("checked", id="f0"), user("and now? " + "w" * 4_000, id="u1")])
+    mem.compress_if_needed()  # over again, and t0 is still in the working set
+    cuts = [e.replaced_ids for e in mem.events if e.status == "applied"]
+    assert cuts[1:] == [("t0",)]  # the preview again, smaller
+    assert mem.tokens <= cfg.budget_tokens
+    assert mem.messages[-5] == h[-3] and mem.messages[-3] == h[-1]  # t1 and t2 verbatim
+    preview = CompressedMarker.of(mem.messages[3])
+    assert preview is not None and mem.reload(preview.offload_id) == [h[3]]  # one hop
+    assert preview.offload_id in mem.messages[3].tool_results[0].text  # its only tag
+
+
+def test_on_recorded_support_runs_at_4k_the_working_set_is_cut_only_when_it_cannot_fit(
+        ) -> None:
+    """At every model call of the recorded support runs: the prompt fits the budget with
+    valid pairing, and whenever the pinned messages and the working set (the last three
+    tool calls with their results, the latest assistant message) fit with 150 tokens to
+    spare for the notes, the last three tool results are in the prompt verbatim."""
+    cfg = AutoContextConfig(max_tokens=4000)
+    checked = 0
+    for run in load_trajectories([FIXTURES]):
+        if not run.id.startswith("tau"):
+            continue
+        mem = AutoContextMemory(cfg, counter=C, summarizer=ExtractiveSummarizer())
+        seen = 0
+        for i, m in enumerate(run.messages):
+            if m.role != "assistant":
+                continue
+            history = run.messages[:i]
+            mem.add(history[seen:])
+            seen = i
+            mem.compress_if_needed()
+            prompt = mem.prompt
+            assert C.count_messages(prompt) <= cfg.budget_tokens
+            assert validate_pairing(prompt) == []
+            groups = tool_groups(history)[-3:]
+            if not groups:
+                continue
+            users = [j for j, x in enumerate(history) if x.role == "user" and not x.tool_results]
+            need = {j for g in groups for j in range(g.start, g.end)}
+            need |= {j for j, x in enumerate(history) if x.role == "system"}
+            need |= {users[0], users[-1], max(j for j, x in enumerate(history)
+                                              if x.role == "assistant")}
+            if C.count_messages([history[j] for j in sorted(need)]) + mem.hint_tokens + 150 > (
+                    cfg.budget_tokens):
+                continue  # the working set alone does not fit: cutting it is allowed
+            checked += 1
+            kept = {x.id: x for x in prompt}
+            for j in sorted(need):
+                assert kept.get(history[j].id) == history[j], f"{run.id} call {i}: {j} cut"
+    assert checked >= 80  # of 94 calls with a tool result before them

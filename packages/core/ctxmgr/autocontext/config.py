@@ -21,6 +21,7 @@ from ctxmgr.errors import ConfigError
 
 __all__ = [
     "AUTO",
+    "IDENTIFIERS_CHARS_PER_WINDOW_TOKEN",
     "LARGE_CHARS",
     "LARGE_CHARS_PER_WINDOW_TOKEN",
     "MIN_RANGE_TOKENS",
@@ -57,6 +58,11 @@ than this share of the room the target leaves beside the pinned messages; the re
 for summaries. On a long single-task run 50 tool results can outweigh the whole target,
 and then only the costly current-round strategies (5, 6) would be left to fire."""
 
+IDENTIFIERS_CHARS_PER_WINDOW_TOKEN = 0.15
+"""``identifiers_chars="auto"``: the identifiers line of a stand-in holds up to this many
+characters per window token (4,800 at a 32k window, 600 at 4k). On the recorded coding
+runs it is the cheapest way to keep what the agent copies next: see benchmarks/RESULTS.md."""
+
 RESERVE_WINDOW_SHARE = 1 / 8
 """``reserve_output_tokens="auto"``: room kept for the answer, this share of the window..."""
 RESERVE_MAX_TOKENS = 4096
@@ -71,7 +77,8 @@ STRATEGY_NAMES: dict[int, str] = {
     4: "previous_rounds",
     5: "current_large",
     6: "current_round",
-    7: "offload_working_set",
+    7: "offload_history",
+    8: "offload_working_set",
 }
 
 
@@ -97,14 +104,16 @@ class AutoContextConfig:
     the same messages was measured up to 12 % larger on the recorded support runs).
     Counting against the model's reported usage (the adapters calibrate) narrows it."""
     token_ratio: float = 0.6
-    """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. (0.75 and
-    0.5 for the target cost a fifth more than 0.6 and 0.15 on the 124 recorded runs at
-    a 32k window: see benchmarks/RESULTS.md.)"""
+    """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. Chosen
+    with ``target_ratio`` and ``identifiers_chars`` on cost and fact availability
+    together, on the recorded runs at 32k and 16k: see benchmarks/RESULTS.md."""
     msg_threshold: int = 100
     """... or when the history holds this many messages."""
-    target_ratio: float = 0.15
+    target_ratio: float = 0.1
     """Once triggered, compress down to ``budget_tokens * target_ratio`` tokens: fewer,
-    deeper compressions keep the provider's prompt cache warm between them."""
+    deeper compressions keep the provider's prompt cache warm between them. (The working
+    set and the pinned messages are never cut for it, so on a small window the target
+    is often out of reach and a compression takes what it can.)"""
     last_keep: int = 50
     """Messages at the end protected from strategies 1 and 2, as long as they fit in
     :data:`TAIL_ROOM_SHARE` of the room the target leaves beside the pinned messages."""
@@ -127,11 +136,12 @@ class AutoContextConfig:
     """Strategies 1 and 4 skip ranges smaller than this many tokens. ``"auto"``:
     :data:`MIN_RANGE_TOKENS`, or ``max_tokens *`` :data:`MIN_RANGE_WINDOW_SHARE` if less.
     A number is used as given."""
-    identifiers_chars: int = 0
+    identifiers_chars: Auto = AUTO
     """Characters of the line a stand-in (summary or preview) carries naming the
-    distinctive strings (paths, identifiers, hashes) of what it replaced that its own
-    text lacks, most recent first: the agent can still copy them without a reload.
-    0 leaves the line out."""
+    distinctive strings (paths, identifiers, hashes) of what it replaced that neither
+    its own text nor the rest of the prompt shows, most recent first: the agent can
+    still copy them without a reload. ``"auto"``: ``max_tokens *``
+    :data:`IDENTIFIERS_CHARS_PER_WINDOW_TOKEN`. 0 leaves the line out."""
     current_round_compression_ratio: float = 0.3
     """Strategy 6's target share of the current round's characters."""
     summary_input_chars: int = 1000
@@ -150,7 +160,7 @@ class AutoContextConfig:
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
-    """Strategy numbers (1-7) never to run."""
+    """Strategy numbers (1-8) never to run."""
     never_compress_tools: frozenset[str] = field(default_factory=frozenset)
     """Tool names whose calls and results are never offloaded or summarized."""
     pinned_ids: frozenset[str] = field(default_factory=frozenset)
@@ -163,7 +173,7 @@ class AutoContextConfig:
 
     def __post_init__(self) -> None:
         for name in ("large_payload_threshold", "offload_preview_chars",
-                     "min_compression_tokens", "reserve_output_tokens"):
+                     "min_compression_tokens", "reserve_output_tokens", "identifiers_chars"):
             value = getattr(self, name)
             if isinstance(value, str) and value != AUTO:
                 raise ConfigError(f"{name} must be a number or 'auto', got {value!r}")
@@ -206,7 +216,7 @@ class AutoContextConfig:
                 f"{self.target_ratio!r} > token_ratio={self.token_ratio!r}")
         unknown = self.disabled_strategies - STRATEGY_NAMES.keys()
         if unknown:
-            raise ConfigError(f"disabled_strategies must hold numbers 1-7, got {sorted(unknown)}")
+            raise ConfigError(f"disabled_strategies must hold numbers 1-8, got {sorted(unknown)}")
 
     @property
     def reserve_tokens(self) -> int:
@@ -249,13 +259,22 @@ class AutoContextConfig:
             return int(self.min_compression_tokens)
         return min(MIN_RANGE_TOKENS, int(self.max_tokens * MIN_RANGE_WINDOW_SHARE))
 
+    @property
+    def identifiers_limit(self) -> int:
+        """Characters of a stand-in's identifiers line (``identifiers_chars`` resolved;
+        0: no line)."""
+        if self.identifiers_chars != AUTO:
+            return int(self.identifiers_chars)
+        return int(self.max_tokens * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN)
+
     def effective(self) -> dict[str, int]:
         """The sizes this config works with on its window, every ``"auto"`` resolved."""
         return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
                 "budget_tokens": self.budget_tokens, "trigger_tokens": self.trigger_tokens,
                 "target_tokens": self.target_tokens, "msg_threshold": self.msg_threshold,
                 "large_chars": self.large_chars, "preview_chars": self.preview_chars,
-                "min_range_tokens": self.min_range_tokens, "last_keep": self.last_keep}
+                "min_range_tokens": self.min_range_tokens,
+                "identifiers_chars": self.identifiers_limit, "last_keep": self.last_keep}
 
     def __repr__(self) -> str:
         parts: list[str] = []

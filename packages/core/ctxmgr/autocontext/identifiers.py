@@ -15,14 +15,25 @@ lowercase, all uppercase or one capital followed by lowercase.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Container, Iterator, Sequence
 
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
-__all__ = ["MIN_FACT_CHARS", "distinctive_strings", "identifiers_note", "is_plain_word"]
+__all__ = [
+    "MAX_NOTE_STRING_CHARS",
+    "MIN_FACT_CHARS",
+    "VisibleIdentifiers",
+    "distinctive_strings",
+    "identifiers_note",
+    "is_plain_word",
+]
 
 MIN_FACT_CHARS = 6
 """Shortest distinctive string."""
+MAX_NOTE_STRING_CHARS = 160
+"""Longest string an identifiers line names: a longer one is a blob (base64, a hash
+dump, a minified line), not something an agent copies, and it would crowd out the rest."""
 
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_./:-]+")
 _STRIP = ".:-/"
@@ -52,16 +63,19 @@ def _texts(m: Message) -> Iterator[str]:
             yield b.text
 
 
-def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int) -> str:
-    """One line naming the distinctive strings of ``replaced`` that ``kept_text`` lacks,
-    the most recently seen first, within ``max_chars`` ("" when none or 0)."""
+def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int, *,
+                     elsewhere: Container[str] = frozenset()) -> str:
+    """One line naming the distinctive strings of ``replaced`` that neither ``kept_text``
+    nor the rest of the prompt (``elsewhere``) shows, the most recently seen first,
+    within ``max_chars`` ("" when none or 0)."""
     if max_chars <= 0:
         return ""
     seen: dict[str, None] = {}
     for m in reversed(replaced):
         found = [t for text in _texts(m) for t in distinctive_strings(text)]
         for token in reversed(found):
-            if token not in seen and token not in kept_text:
+            if (len(token) <= MAX_NOTE_STRING_CHARS and token not in seen
+                    and token not in kept_text and token not in elsewhere):
                 seen[token] = None
     head = "Identifiers in the original: "
     out: list[str] = []
@@ -72,3 +86,45 @@ def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int
         out.append(token)
         size += len(token) + 2
     return head + ", ".join(out) if out else ""
+
+
+def _strings_of(m: Message) -> frozenset[str]:
+    return frozenset(t for text in _texts(m) for t in distinctive_strings(text))
+
+
+class VisibleIdentifiers:
+    """Which distinctive strings each message of a working list shows, kept up to date
+    as ranges are replaced, so that a stand-in need not repeat a string the prompt
+    still shows elsewhere: on coding runs the same paths recur in many results, and
+    each repeat would spend the identifiers line's characters twice."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self._messages = messages
+        self._per: list[frozenset[str]] | None = None  # built on first use
+        self._count: Counter[str] = Counter()
+
+    def _index(self) -> list[frozenset[str]]:
+        if self._per is None:
+            self._per = [_strings_of(m) for m in self._messages]
+            for strings in self._per:
+                self._count.update(strings)
+        return self._per
+
+    def outside(self, start: int, end: int) -> frozenset[str]:
+        """The strings of ``messages[start:end]`` that another message also shows."""
+        per = self._index()
+        inside: Counter[str] = Counter()
+        for strings in per[start:end]:
+            inside.update(strings)
+        return frozenset(t for t, n in inside.items() if self._count[t] > n)
+
+    def replace(self, start: int, end: int, stand_in: Sequence[Message]) -> None:
+        """``messages[start:end]`` became ``stand_in``."""
+        if self._per is None:
+            return  # not built yet: it will be built from the list as it is then
+        new = [_strings_of(m) for m in stand_in]
+        for strings in self._per[start:end]:
+            self._count.subtract(strings)
+        for strings in new:
+            self._count.update(strings)
+        self._per[start:end] = new

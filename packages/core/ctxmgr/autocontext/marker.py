@@ -53,13 +53,13 @@ class CompressedMarker:
     """What ctxmgr records on a message it wrote in place of others."""
 
     strategy: int
-    """The strategy (1-6) that wrote it."""
+    """The strategy (1-8) that wrote it."""
     offload_id: str
     """Where its originals are: ``context_reload`` with this id gives them back."""
     current_round: bool = False
     """True for a strategy-6 summary of the round still in progress."""
 
-    SUMMARIES = frozenset({1, 4, 6})
+    SUMMARIES = frozenset({1, 4, 6, 7})
     """Strategies whose stand-in replaces a range with one summary message."""
 
     @property

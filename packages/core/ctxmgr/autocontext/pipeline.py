@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
+from ctxmgr.autocontext.identifiers import VisibleIdentifiers
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import STRATEGIES, Plan, Strategy, StrategyContext
@@ -39,7 +40,7 @@ __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 _LLM_STRATEGIES = frozenset({1, 4, 5, 6})
 _RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
 _LAST_RESORTS = frozenset({5, 6})  # rewrite the current round: only while over the trigger
-_OVER_BUDGET_ONLY = frozenset({7})  # the working set: only while over the budget
+_OVER_BUDGET_ONLY = frozenset({7, 8})  # the last resorts: only while over the budget
 _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
 
 
@@ -93,6 +94,7 @@ class _Pass:
                  on_event: EventCallback | None, model_calls: int | None,
                  overhead_tokens: int = 0) -> None:
         self.work = list(messages)
+        self.visible = VisibleIdentifiers(self.work)  # follows self.work as plans apply
         self.config, self.counter, self.offload, self.on_event = config, counter, offload, on_event
         self.tokens = counter.count_messages(self.work) + overhead_tokens
         self.events: list[CompressionEvent] = []
@@ -119,7 +121,8 @@ class _Pass:
     def context(self) -> StrategyContext:
         return StrategyContext(messages=self.work, layout=layout(self.work, self.config,
                                                                  self.counter),
-                               config=self.config, counter=self.counter, tokens=self.tokens)
+                               config=self.config, counter=self.counter, tokens=self.tokens,
+                               visible=self.visible)
 
     @staticmethod
     def _key(n: int, original: Sequence[Message]) -> tuple[int, str, str, int]:
@@ -151,16 +154,18 @@ class _Pass:
         """Offload the originals, then put the stand-in in their place; returns how many
         messages stand in, or ``None`` (nothing changed) when they would not be smaller."""
         old = sum(self.counter.count(m) for m in original)
-        offload_id = self.offload.id_for(original)
+        offload_id = plan.offload_id or self.offload.id_for(original)
         stand_in = plan.build(summary, offload_id)
         new = sum(self.counter.count(m) for m in stand_in)
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
             return None
-        fresh = not self.offload.exists(offload_id)
-        self.offload.save(original, offload_id)  # an OSError here changes nothing
-        if fresh:
-            self.new_blobs.append(offload_id)
+        if plan.offload_id is None:
+            fresh = not self.offload.exists(offload_id)
+            self.offload.save(original, offload_id)  # an OSError here changes nothing
+            if fresh:
+                self.new_blobs.append(offload_id)
+        self.visible.replace(plan.start, plan.end, stand_in)
         self.work[plan.start:plan.end] = stand_in
         self.edited_from = min(self.edited_from, plan.start)
         before, self.tokens = self.tokens, self.tokens - old + new

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.identifiers import identifiers_note
+from ctxmgr.autocontext.identifiers import VisibleIdentifiers, identifiers_note
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
@@ -37,6 +37,9 @@ class Plan:
     build: Build
     instruction: str | None = None
     """What to ask the summarizer; ``None`` for strategies that need no LLM."""
+    offload_id: str | None = None
+    """The offload the range already stands for (a preview cut again, smaller): the new
+    stand-in points to it and nothing new is written. ``None``: offload the range."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,6 +50,16 @@ class StrategyContext:
     counter: TokenCounter
     tokens: int
     """Prompt tokens of ``messages`` as they stand."""
+    visible: VisibleIdentifiers | None = None
+    """The distinctive strings ``messages`` show, kept current by the pipeline as plans
+    are applied (``None``: computed from ``messages`` when asked)."""
+
+    def elsewhere(self, start: int, end: int) -> frozenset[str]:
+        """Distinctive strings of ``messages[start:end]`` that the rest shows too, so a
+        stand-in for the range need not list them (empty when the line is off)."""
+        if not self.config.identifiers_limit:
+            return frozenset()
+        return (self.visible or VisibleIdentifiers(self.messages)).outside(start, end)
 
 
 class Strategy(Protocol):
@@ -72,6 +85,7 @@ def message_chars(m: Message) -> int:
 def summary_message(
     replaced: Sequence[Message], summary: str, offload_id: str, *, strategy: int,
     current_round: bool = False, identifiers_chars: int = 0,
+    elsewhere: frozenset[str] = frozenset(),
 ) -> Message:
     """One assistant message standing in for ``replaced``; it keeps the first one's id
     so a reducer that replaces by id leaves it in place."""
@@ -79,7 +93,7 @@ def summary_message(
     return Message(
         role="assistant",
         content=(TextBlock(text=_with_note(summary, identifiers_note(
-            replaced, summary, identifiers_chars), offload_id)),),
+            replaced, summary, identifiers_chars, elsewhere=elsewhere), offload_id)),),
         id=first.id,
         metadata=CompressedMarker(strategy=strategy, offload_id=offload_id,
                                   current_round=current_round).metadata({}),

@@ -40,7 +40,8 @@ class CurrentRound:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
                                     strategy=self.number, current_round=True,
-                                    identifiers_chars=ctx.config.identifiers_chars),)
+                                    identifiers_chars=ctx.config.identifiers_limit,
+                                    elsewhere=ctx.elsewhere(start, end)),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=cfg.current_round_prompt.replace("{ratio}", ratio))]

@@ -26,14 +26,14 @@ __all__ = ["OffloadProtected", "offload_plans", "previewed"]
 
 
 def previewed(m: Message, offload_id: str, *, chars: int, strategy: int,
-              identifiers_chars: int = 0) -> Message:
+              identifiers_chars: int = 0, elsewhere: frozenset[str] = frozenset()) -> Message:
     """``m`` with each text and tool-result output cut to a preview + tag (and, with
     ``identifiers_chars``, a line naming the distinctive strings the preview lost)."""
     tag = offload_tag(offload_id)
 
     def cut(text: str) -> str:
         note = identifiers_note([text_message("tool", text[chars:])], text[:chars],
-                                identifiers_chars)
+                                identifiers_chars, elsewhere=elsewhere)
         return f"{text[:chars]}...\n{note}\n{tag}" if note else f"{text[:chars]}...\n{tag}"
 
     blocks: list[ContentBlock] = []
@@ -60,9 +60,11 @@ def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[P
                 or message_chars(m) <= cfg.large_chars):
             continue
 
-        def build(_: str | None, offload_id: str, m: Message = m) -> tuple[Message, ...]:
+        def build(_: str | None, offload_id: str, m: Message = m, i: int = i
+                  ) -> tuple[Message, ...]:
             return (previewed(m, offload_id, chars=cfg.preview_chars, strategy=strategy,
-                              identifiers_chars=cfg.identifiers_chars),)
+                              identifiers_chars=cfg.identifiers_limit,
+                              elsewhere=ctx.elsewhere(i, i + 1)),)
 
         plans.append(Plan(strategy=strategy, start=i, end=i + 1, build=build))
     return plans

@@ -1,7 +1,7 @@
-"""Strategy 7, the last resort: offload recent tool results to head-and-tail previews.
+"""Strategy 8, the last resort: offload recent tool results to head-and-tail previews.
 
 The working set (the last few tool results and the latest assistant message) and
-the in-flight result are what the agent uses next, so strategies 1-6 leave them
+the in-flight result are what the agent uses next, so strategies 1-7 leave them
 verbatim. Only when the prompt is still over the budget without them do their
 texts and outputs go, oldest first, each to a preview sized to the room that is
 left: the head and the tail (where commands print what they are and how they
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
+from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, strip_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock
@@ -32,6 +32,29 @@ def head_and_tail(text: str, chars: int) -> str:
     half = max(chars // 2, 1)
     cut = len(text) - 2 * half
     return f"{text[:half]}\n[... {cut} characters offloaded ...]\n{text[-half:]}"
+
+
+def _members(ctx: StrategyContext) -> set[int]:
+    """The working set proper: the last ``keep_tool_results`` tool groups, the in-flight
+    one and the latest assistant message (older answers and user turns may lie between
+    them)."""
+    lay = ctx.layout
+    keep = ctx.config.keep_tool_results
+    groups = [*(lay.groups[-keep:] if keep else ()),
+              *((lay.in_flight,) if lay.in_flight else ())]
+    members = {i for g in groups for i in range(g.start, g.end)}
+    latest = next((i for i in range(lay.size - 1, -1, -1)
+                   if ctx.messages[i].role == "assistant"), None)
+    if latest is not None:
+        members.add(latest)
+    return members
+
+
+def _earlier_preview(m: Message) -> str | None:
+    """The offload id of ``m`` if this strategy wrote it: such a preview may be cut
+    again, smaller, and still points to the original."""
+    marker = CompressedMarker.of(m)
+    return marker.offload_id if marker and marker.strategy == OffloadWorkingSet.number else None
 
 
 def _previewable(b: object) -> bool:
@@ -54,7 +77,7 @@ def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter) -
     blocks = []
     for b in m.content:
         if isinstance(b, TextBlock | ToolResultBlock):
-            text = b.text
+            text = strip_offload_tags(b.text)  # a preview cut again keeps one tag
             chars = share * 3  # about three characters per token in tool output
             while True:
                 preview = f"{head_and_tail(text, chars)}\n{tag}"
@@ -68,7 +91,7 @@ def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter) -
 
 
 class OffloadWorkingSet:
-    number = 7
+    number = 8
     name = "offload_working_set"
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
@@ -78,9 +101,14 @@ class OffloadWorkingSet:
             return []
         plans: list[Plan] = []
         start = min(lay.working_start, lay.in_flight.start if lay.in_flight else lay.size)
-        for i in range(start, lay.size):
+        members = _members(ctx)
+        # what merely lies between the working set's messages goes first, oldest first
+        order = sorted(range(start, lay.size), key=lambda i: (i in members, i))
+        for i in order:
             m = ctx.messages[i]
-            if i in lay.pinned or is_compressed(m) or message_chars(m) <= MIN_PREVIEW_TOKENS:
+            earlier = _earlier_preview(m)
+            if (i in lay.pinned or message_chars(m) <= MIN_PREVIEW_TOKENS
+                    or (is_compressed(m) and earlier is None)):
                 continue
             own = ctx.counter.count(m)
             room = max(own - over, 0)  # what this message may keep for the prompt to fit
@@ -89,7 +117,8 @@ class OffloadWorkingSet:
                       ) -> tuple[Message, ...]:
                 return (previewed(m, offload_id, room, ctx.counter),)
 
-            # oldest first; the pipeline stops as soon as the prompt fits, so a later
-            # message is cut only when the earlier ones could not free enough
-            plans.append(Plan(strategy=self.number, start=i, end=i + 1, build=build))
+            # the pipeline stops as soon as the prompt fits, so a later message is cut
+            # only when the earlier ones could not free enough
+            plans.append(Plan(strategy=self.number, start=i, end=i + 1, build=build,
+                              offload_id=earlier))
         return plans

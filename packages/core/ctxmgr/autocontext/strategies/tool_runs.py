@@ -55,7 +55,8 @@ class ToolRuns:
             assert summary is not None
             return (summary_message(ctx.messages[start:end], summary, offload_id,
                                     strategy=self.number,
-                                    identifiers_chars=ctx.config.identifiers_chars),)
+                                    identifiers_chars=ctx.config.identifiers_limit,
+                                    elsewhere=ctx.elsewhere(start, end)),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=ctx.config.tool_run_prompt)]

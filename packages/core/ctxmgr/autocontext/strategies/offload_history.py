@@ -1,0 +1,70 @@
+"""Strategy 7, the first last resort: notes for what lies before the working set.
+
+Runs only while the prompt is over the budget after strategies 1-6, and before
+the working set is touched (strategy 8). Every run of messages before the working
+set that nothing pinned interrupts (whole tool groups, and the short messages the
+other strategies pass over) becomes one bare note with its offload tag, oldest
+run first, as far as the prompt needs. On a 4k window the policy prompt leaves so
+little room that a few short answers decide whether the last three tool results
+still fit. The note carries no identifiers line: that would take back the room it
+makes.
+"""
+
+from __future__ import annotations
+
+from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.autocontext.rounds import Layout
+from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, summary_message
+from ctxmgr.messages import Message
+
+__all__ = ["OffloadHistory"]
+
+
+class OffloadHistory:
+    number = 7
+    name = "offload_history"
+
+    def plan(self, ctx: StrategyContext) -> list[Plan]:
+        if ctx.tokens <= ctx.config.budget_tokens:
+            return []
+        plans: list[Plan] = []
+        for start, end in _touchable_runs(ctx.layout):
+            if end - start == 1 and _is_note(ctx.messages[start]):
+                continue  # already a note: nothing to gain (a lone summary may still be)
+
+            def build(_: str | None, offload_id: str, start: int = start, end: int = end
+                      ) -> tuple[Message, ...]:
+                n = end - start
+                text = f"[{n} earlier message{'s' if n > 1 else ''} offloaded to make room]"
+                return (summary_message(ctx.messages[start:end], text, offload_id,
+                                        strategy=self.number),)
+
+            plans.append(Plan(strategy=self.number, start=start, end=end, build=build))
+        return plans
+
+
+def _is_note(m: Message) -> bool:
+    marker = CompressedMarker.of(m)
+    return marker is not None and marker.strategy == OffloadHistory.number
+
+
+def _touchable_runs(lay: Layout) -> list[tuple[int, int]]:
+    """(start, end) of each run before the working set made of whole tool groups and
+    single messages, none of them pinned."""
+    group_end = {g.start: g.end for g in lay.groups}
+    runs: list[tuple[int, int]] = []
+    run_start: int | None = None
+    i = 0
+    while i < lay.frozen_from:
+        end = group_end.get(i, i + 1)
+        touchable = end <= lay.frozen_from and not any(
+            k in lay.pinned for k in range(i, end))
+        if touchable and run_start is None:
+            run_start = i
+        elif not touchable and run_start is not None:
+            runs.append((run_start, i))
+            run_start = None
+        i = end
+    if run_start is not None:
+        runs.append((run_start, lay.frozen_from))
+    return runs
