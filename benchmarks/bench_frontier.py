@@ -283,6 +283,9 @@ def _knob(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not key or not sep:
         raise ValueError(f"--set expects KEY=VALUE, got {text!r}")
+    knobs = [f.name for f in dataclasses.fields(AutoContextConfig) if f.name != "max_tokens"]
+    if key not in knobs:
+        raise ValueError(f"unknown knob {key!r} (AutoContextConfig has: {', '.join(knobs)})")
     try:
         return key, json.loads(value)
     except ValueError:

@@ -7,6 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 cd "$ROOT"
 OUT="${CTXMGR_BENCH_OUT:-replay-results}"
 "$VENV/bin/python" benchmarks/bench_replay.py --out "$OUT" --markdown benchmarks/RESULTS.md
+"$VENV/bin/python" benchmarks/bench_frontier.py --json "$OUT/frontier.json" \
+  --markdown benchmarks/RESULTS.md --plot benchmarks/frontier.png
 "$VENV/bin/python" benchmarks/bench_overhead.py --json "$OUT/overhead.json" \
   --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_llamaindex.py --markdown benchmarks/RESULTS.md
