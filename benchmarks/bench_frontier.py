@@ -137,16 +137,22 @@ def variant_label(name: str) -> str:
     return f"ctxmgr {name}"
 
 
+SHOWN = 3
+"""Decimals of the table; the frontier compares at this precision, below which the
+figures move between runs (offload ids are random and tokenize unevenly)."""
+
+
 def _dominates(a: FrontierRow, b: FrontierRow) -> bool:
-    return (a.cost <= b.cost and a.fact_availability >= b.fact_availability
-            and (a.cost < b.cost or a.fact_availability > b.fact_availability))
+    ac, af = round(a.cost, SHOWN), round(a.fact_availability, SHOWN)
+    bc, bf = round(b.cost, SHOWN), round(b.fact_availability, SHOWN)
+    return ac <= bc and af >= bf and (ac < bc or af > bf)
 
 
 def mark_frontier(rows: Sequence[FrontierRow]) -> list[FrontierRow]:
     """``rows`` with ``frontier`` set: per window, an eligible row (no call over budget,
     none that lost the task, no pairing violation) that no other eligible row of that
     window dominates (costs as much or less and keeps as many facts or more, one of the
-    two strictly). Ineligible rows are never on it."""
+    two strictly, at the table's three decimals). Ineligible rows are never on it."""
     eligible = [r for r in rows if r.eligible]
     return [dataclasses.replace(r, frontier=r.eligible and not any(
         o.window == r.window and _dominates(o, r) for o in eligible)) for r in rows]
@@ -231,6 +237,7 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
         front = sorted((r for r in mine if r.frontier), key=lambda r: r.cost)
         ax.plot([r.cost for r in front], [r.fact_availability for r in front], "--",
                 color="0.35", linewidth=1, zorder=1)
+        labelled: dict[tuple[float, float], int] = {}
         for r in mine:
             defaults = r.policy == variant_label("defaults")
             if r.kind == CTXMGR:
@@ -242,7 +249,9 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
                        facecolors=colour if r.eligible else "none", edgecolors=colour,
                        linewidths=1.4 if defaults else 1.0)
             if r.kind != CTXMGR or defaults:
-                ax.annotate(r.policy, (r.cost, r.fact_availability), xytext=(6, 4),
+                spot = (round(r.cost, 2), round(r.fact_availability, 2))
+                stacked = labelled[spot] = labelled.get(spot, -1) + 1  # same spot: stack
+                ax.annotate(r.policy, (r.cost, r.fact_availability), xytext=(6, 4 - 10 * stacked),
                             textcoords="offset points", fontsize=8, color=colour,
                             fontweight="bold" if defaults else "normal")
             elif r.frontier:
@@ -334,9 +343,10 @@ def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
         "prompt no longer holds the first user message verbatim. A row is on the "
         "**frontier** when it has no call over budget, none that lost the task and no "
         "pairing violation, and no other such row of its window costs as little or less "
-        "and keeps as many facts or more (one of the two strictly); rows that break a "
-        "call are `not eligible`. `ctxmgr defaults` is ctxmgr out of the box; each other "
-        f"`ctxmgr` row sets these `AutoContextConfig` knobs: {knobs}."]
+        "and keeps as many facts or more (one of the two strictly, at the three decimals "
+        "shown); rows that break a call are `not eligible`. `ctxmgr defaults` is ctxmgr "
+        "out of the box; each other `ctxmgr` row sets these `AutoContextConfig` knobs: "
+        f"{knobs}."]
     if plot:
         text.append(f"![Cost against fact availability per window: ctxmgr variants, the "
                     f"defaults and every peer]({plot})")
