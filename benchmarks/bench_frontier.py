@@ -330,7 +330,8 @@ def _peers(names: Sequence[str] | None) -> list[str]:
 def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
             plot: str | None) -> str:
     knobs = "; ".join(f"`{name}`: " + (", ".join(f"{k}={v}" for k, v in o.items()) or
-                                         "nothing set") for name, o in variants.items())
+                                         "nothing set")
+                      for name, o in variants.items() if name != "defaults")
     text = [
         f"Produced by `{command.strip()}` (Python {platform.python_version()}, "
         f"{platform.machine()}, token counter `{counter!r}`, the shared fake summarizer "
