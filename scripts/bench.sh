@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerate every generated table of benchmarks/RESULTS.md from the recorded runs in
-# benchmarks/data, in .venv (created and installed on first use). About 8 minutes on 2 cores.
+# Regenerate every generated table of benchmarks/RESULTS.md (and benchmarks/frontier.png) from
+# the recorded runs in benchmarks/data, in .venv (created and installed on first use). About 10
+# minutes on 2 cores.
 # JSON reports go to ./replay-results (or $CTXMGR_BENCH_OUT).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
