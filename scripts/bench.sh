@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Regenerate every generated table of benchmarks/RESULTS.md from the recorded runs in
-# benchmarks/data, in .venv (created and installed on first use). About 8 minutes on 2 cores.
+# Regenerate every generated table of benchmarks/RESULTS.md (and benchmarks/frontier.png) from
+# the recorded runs in benchmarks/data, in .venv (created and installed on first use). About 10
+# minutes on 2 cores.
 # JSON reports go to ./replay-results (or $CTXMGR_BENCH_OUT).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 cd "$ROOT"
 OUT="${CTXMGR_BENCH_OUT:-replay-results}"
 "$VENV/bin/python" benchmarks/bench_replay.py --out "$OUT" --markdown benchmarks/RESULTS.md
+"$VENV/bin/python" benchmarks/bench_frontier.py --json "$OUT/frontier.json" \
+  --markdown benchmarks/RESULTS.md --plot benchmarks/frontier.png
 "$VENV/bin/python" benchmarks/bench_overhead.py --json "$OUT/overhead.json" \
   --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_llamaindex.py --markdown benchmarks/RESULTS.md

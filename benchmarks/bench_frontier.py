@@ -1,0 +1,438 @@
+"""The cost × fidelity frontier: ctxmgr's config variants and every peer on the same axes.
+
+Per window (the 24 SWE runs at 32k and 16k, the 100 tau-bench conversations at 4k),
+one replay runs ``none``, every installed peer and every ctxmgr variant of
+:data:`VARIANTS` (``AutoContextConfig`` knobs; ``defaults`` is ctxmgr out of the box)
+with the shared fake summarizer and token counter, as ``bench_replay.py`` does. One
+row per policy or variant: cost against no management, fact availability, recency,
+cost with reload round trips, calls over budget, calls that lost the task, pairing
+violations, and the frontier mark (see :func:`mark_frontier`). Prints the tables;
+``--markdown FILE`` writes them between ``<!-- bench_frontier -->`` markers and
+``--plot FILE`` draws cost against fact availability, one panel per window. The
+defaults are chosen on this frontier (see benchmarks/RESULTS.md).
+
+    python benchmarks/bench_frontier.py [--trajectories DIR] [--window NAME ...]
+        [--variant NAME ...] [--set KEY=VALUE ...] [--peers NAME ...] [--json FILE]
+        [--markdown benchmarks/RESULTS.md] [--plot benchmarks/frontier.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
+from ctxmgr.errors import CtxmgrError
+from ctxmgr.replay import (
+    FakeSummarizer,
+    PolicyContext,
+    Trajectory,
+    available_policies,
+    count_model_calls,
+    create_policy,
+    load_trajectories,
+    policy_status,
+    replay,
+)
+from ctxmgr.replay.ctxmgr_policy import CtxmgrPolicy
+from ctxmgr.replay.metrics import aggregate_row
+from ctxmgr.replay.report import replace_markdown_section
+from ctxmgr.tokens import default_counter
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_TRAJECTORIES = ROOT / "benchmarks" / "data"
+MARK = "bench_frontier"
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "defaults": {},
+    "0.6/0.15 no working set": {"keep_tool_results": 0},
+    "0.6/0.25": {"target_ratio": 0.25},
+    "0.6/0.35": {"target_ratio": 0.35},
+    "0.7/0.25": {"token_ratio": 0.7, "target_ratio": 0.25},
+    "0.7/0.35": {"token_ratio": 0.7, "target_ratio": 0.35},
+    "0.75/0.5": {"token_ratio": 0.75, "target_ratio": 0.5},
+    "0.8/0.4": {"token_ratio": 0.8, "target_ratio": 0.4},
+    "0.8/0.5": {"token_ratio": 0.8, "target_ratio": 0.5},
+    "0.9/0.5": {"token_ratio": 0.9, "target_ratio": 0.5},
+    "ids 400": {"identifiers_chars": 400},
+    "ids 1000": {"identifiers_chars": 1000},
+    "0.7/0.35 ids 600": {"token_ratio": 0.7, "target_ratio": 0.35, "identifiers_chars": 600},
+    "0.8/0.4 ids 600": {"token_ratio": 0.8, "target_ratio": 0.4, "identifiers_chars": 600},
+    "0.8/0.4 ids 1500": {"token_ratio": 0.8, "target_ratio": 0.4, "identifiers_chars": 1500},
+    "0.8/0.35 ids 2000": {"token_ratio": 0.8, "target_ratio": 0.35, "identifiers_chars": 2000},
+    "0.75/0.3 ids 2000": {"token_ratio": 0.75, "target_ratio": 0.3, "identifiers_chars": 2000},
+    "0.7/0.3 ids 2500": {"token_ratio": 0.7, "target_ratio": 0.3, "identifiers_chars": 2500},
+    "0.8/0.3 ids 3000": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 3000},
+    "0.8/0.3 ids 1500": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 1500},
+    "0.8/0.25 ids 4000": {"token_ratio": 0.8, "target_ratio": 0.25, "identifiers_chars": 4000},
+    "0.8/0.3 ids 400": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 400},
+    "0.8/0.3": {"token_ratio": 0.8, "target_ratio": 0.3},
+    "0.8/0.3 keep 2 ids 400": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 400,
+                               "keep_tool_results": 2},
+}
+"""ctxmgr variants: ``AutoContextConfig`` knobs on top of ``max_tokens`` (the budget)."""
+
+WINDOWS: dict[str, tuple[int, bool]] = {
+    "32k SWE": (32_000, False),
+    "16k SWE": (16_000, False),
+    "4k tau": (4_000, True),
+}
+"""Window name: (budget in tokens, replays the tau-bench conversations rather than the
+SWE runs). The conversations stay under 12,000 tokens, so only the SWE runs are managed
+at 32k and 16k."""
+
+BASELINE, PEER, CTXMGR = "baseline", "peer", "ctxmgr"
+
+
+class VariantPolicy(CtxmgrPolicy):
+    """The ctxmgr policy with some knobs set."""
+
+    def __init__(self, context: PolicyContext, name: str, overrides: dict[str, Any]) -> None:
+        self.overrides = overrides
+        super().__init__(context)
+        self.name = name
+
+    def reset(self) -> None:
+        self.memory = AutoContextMemory(
+            AutoContextConfig(max_tokens=self.context.budget, **self.overrides),
+            counter=self.context.counter, summarizer=self.context.summarizer)
+        self._seen = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FrontierRow:
+    """One policy or ctxmgr variant in one window; costs are relative to ``none``."""
+
+    window: str
+    policy: str
+    kind: str
+    """``baseline`` (none), ``peer`` or ``ctxmgr`` (a variant, the defaults included)."""
+    cost: float
+    fact_availability: float
+    recency: float
+    cost_with_reloads: float
+    over_budget_calls: int
+    task_lost: int
+    pairing_violations: int
+    frontier: bool = False
+
+    @property
+    def eligible(self) -> bool:
+        """Only a row whose every prompt fits, keeps the task and pairs its tool calls
+        can be on the frontier: anything is cheap if it may break the call."""
+        return not (self.over_budget_calls or self.task_lost or self.pairing_violations)
+
+
+def variant_label(name: str) -> str:
+    """The row label of a ctxmgr variant (``ctxmgr defaults`` for the defaults)."""
+    return f"ctxmgr {name}"
+
+
+SHOWN = 3
+"""Decimals of the table; the frontier compares at this precision, below which the
+figures move between runs (offload ids are random and tokenize unevenly)."""
+
+
+def _dominates(a: FrontierRow, b: FrontierRow) -> bool:
+    ac, af = round(a.cost, SHOWN), round(a.fact_availability, SHOWN)
+    bc, bf = round(b.cost, SHOWN), round(b.fact_availability, SHOWN)
+    return ac <= bc and af >= bf and (ac < bc or af > bf)
+
+
+def mark_frontier(rows: Sequence[FrontierRow]) -> list[FrontierRow]:
+    """``rows`` with ``frontier`` set: per window, an eligible row (no call over budget,
+    none that lost the task, no pairing violation) that no other eligible row of that
+    window dominates (costs as much or less and keeps as many facts or more, one of the
+    two strictly, at the table's three decimals). Ineligible rows are never on it."""
+    eligible = [r for r in rows if r.eligible]
+    return [dataclasses.replace(r, frontier=r.eligible and not any(
+        o.window == r.window and _dominates(o, r) for o in eligible)) for r in rows]
+
+
+def _is_tau(t: Trajectory) -> bool:
+    return t.id.startswith("tau") or "tau-bench" in t.source
+
+
+def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
+                  peers: Sequence[str], variants: dict[str, dict[str, Any]]
+                  ) -> list[FrontierRow]:
+    """Replay ``none``, the peers and the variants in one pass; rows before marking."""
+    counter = default_counter()
+    summarizer = FakeSummarizer(counter)
+    context = PolicyContext(budget=budget, counter=counter, summarizer=summarizer)
+    policies = [create_policy("none", context), *(create_policy(p, context) for p in peers),
+                *(VariantPolicy(context, variant_label(v), o) for v, o in variants.items())]
+    kinds = {"none": BASELINE, **{p: PEER for p in peers},
+             **{variant_label(v): CTXMGR for v in variants}}
+    report = replay(trajectories, policies, budget=budget, counter=counter,
+                    summarizer=summarizer)
+    rows = []
+    for name, kind in kinds.items():
+        a = aggregate_row(report.runs[name].results, budget)
+        rows.append(FrontierRow(
+            window=window, policy=name, kind=kind, cost=a["effective_cost_ratio"],
+            fact_availability=a["fact_availability"], recency=a["recency"],
+            cost_with_reloads=a["cost_with_reloads_ratio"],
+            over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
+            pairing_violations=a["pairing_violations"]))
+    return rows
+
+
+def format_table(rows: Sequence[FrontierRow], title: str | None = None) -> str:
+    """One window's rows as a Markdown table (the defaults in bold)."""
+    lines = [f"**{title}**", ""] if title else []
+    lines += ["| window | policy or variant | cost / none | fact availability | recency "
+              "| cost with reloads / none | over budget | task lost | pairing | frontier |",
+              "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+    for r in rows:
+        name = f"**{r.policy}**" if r.policy == variant_label("defaults") else r.policy
+        mark = "**frontier**" if r.frontier else ("" if r.eligible else "not eligible")
+        lines.append(
+            f"| {r.window} | {name} | {r.cost:.3f} | {r.fact_availability:.3f} | "
+            f"{r.recency:.3f} | {r.cost_with_reloads:.3f} | {r.over_budget_calls:,} | "
+            f"{r.task_lost:,} | {r.pairing_violations:,} | {mark} |")
+    return "\n".join(lines)
+
+
+_PEER_MARKERS = ("s", "^", "v", "D", "P", "X", "h", "<", ">", "p")
+_PEER_COLOURS = ("tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
+                 "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+_CTXMGR_COLOUR = "tab:blue"
+
+
+def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
+    """PNG: cost / none (x) against fact availability (y), one panel per window.
+
+    ctxmgr variants are blue dots, the defaults a large labelled star; ``none`` and
+    every peer have their own marker and label; the frontier is a dashed line through
+    its rows. Rows with calls over budget, calls that lost the task or pairing
+    violations (not eligible for the frontier) are drawn hollow.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    windows = list(dict.fromkeys(r.window for r in rows))
+    if not windows:
+        raise ValueError("nothing to plot: no rows")
+    others = list(dict.fromkeys(r.policy for r in rows if r.kind != CTXMGR))
+    styles = {name: ("o", "black") if name == "none" else
+              (_PEER_MARKERS[i % len(_PEER_MARKERS)], _PEER_COLOURS[i % len(_PEER_COLOURS)])
+              for i, name in enumerate(others)}
+    fig, axes = plt.subplots(1, len(windows), figsize=(6.2 * len(windows), 6.2),
+                             squeeze=False)
+    for ax, window in zip(axes[0], windows, strict=True):
+        mine = [r for r in rows if r.window == window]
+        front = sorted((r for r in mine if r.frontier), key=lambda r: r.cost)
+        ax.plot([r.cost for r in front], [r.fact_availability for r in front], "--",
+                color="0.35", linewidth=1, zorder=1)
+        labelled: dict[tuple[float, float], int] = {}
+        for r in mine:
+            defaults = r.policy == variant_label("defaults")
+            if r.kind == CTXMGR:
+                marker, colour, size = ("*", _CTXMGR_COLOUR, 260) if defaults else (
+                    "o", _CTXMGR_COLOUR, 30)
+            else:
+                (marker, colour), size = styles[r.policy], 70
+            ax.scatter([r.cost], [r.fact_availability], marker=marker, s=size, zorder=3,
+                       facecolors=colour if r.eligible else "none", edgecolors=colour,
+                       linewidths=1.4 if defaults else 1.0)
+            if r.kind != CTXMGR or defaults:
+                spot = (round(r.cost, 2), round(r.fact_availability, 2))
+                stacked = labelled[spot] = labelled.get(spot, -1) + 1  # same spot: stack
+                ax.annotate(r.policy, (r.cost, r.fact_availability), xytext=(6, 4 - 10 * stacked),
+                            textcoords="offset points", fontsize=8, color=colour,
+                            fontweight="bold" if defaults else "normal")
+            elif r.frontier:
+                ax.annotate(r.policy.removeprefix("ctxmgr "), (r.cost, r.fact_availability),
+                            xytext=(5, -9), textcoords="offset points", fontsize=6,
+                            color="0.3")
+        ax.set_title(window)
+        ax.set_xlabel("cost / none (lower is better)")
+        ax.set_ylabel("fact availability (higher is better)")
+        ax.grid(True, alpha=0.3)
+    handles = [
+        Line2D([], [], marker="o", linestyle="", color=_CTXMGR_COLOUR,
+               label="ctxmgr variants"),
+        Line2D([], [], marker="*", markersize=14, linestyle="", color=_CTXMGR_COLOUR,
+               label="ctxmgr defaults"),
+        *(Line2D([], [], marker=m, linestyle="", color=c, label=n)
+          for n, (m, c) in styles.items()),
+        Line2D([], [], linestyle="--", color="0.35", label="frontier"),
+        Line2D([], [], marker="o", linestyle="", markerfacecolor="none",
+               markeredgecolor="0.35", color="0.35",
+               label="hollow: calls over budget, task lost or unpaired (not eligible)"),
+    ]
+    columns = 2 * len(windows)
+    legend_rows = -(-len(handles) // columns)
+    fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize=9, frameon=False)
+    fig.suptitle("Cost against fact availability on the recorded runs")
+    fig.tight_layout(rect=(0, 0.045 * legend_rows, 1, 1))
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _fail(message: str) -> int:
+    print(f"bench_frontier: {message}", file=sys.stderr)
+    return 2
+
+
+def _knob(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not key or not sep:
+        raise ValueError(f"--set expects KEY=VALUE, got {text!r}")
+    knobs = [f.name for f in dataclasses.fields(AutoContextConfig) if f.name != "max_tokens"]
+    if key not in knobs:
+        raise ValueError(f"unknown knob {key!r} (AutoContextConfig has: {', '.join(knobs)})")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def _variants(names: Sequence[str], knobs: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The variants to replay, the defaults always first; raises ValueError on a bad name."""
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        raise ValueError(f"unknown variant {unknown[0]!r} (known: {', '.join(VARIANTS)})")
+    variants = {n: VARIANTS[n] for n in ["defaults", *names]}
+    if knobs:
+        variants[" ".join(knobs)] = dict(_knob(k) for k in knobs)
+    return variants
+
+
+def _peers(names: Sequence[str] | None) -> list[str]:
+    """The peers to replay (default: every one installed); raises ValueError on a name
+    that is unknown or whose framework is missing."""
+    status = policy_status()
+    if names is None:
+        return [n for n in available_policies() if n not in ("none", "ctxmgr")]
+    for name in names:
+        if name not in status:
+            known = ", ".join(n for n in status if n != "none")
+            raise ValueError(f"unknown peer {name!r} (known: {known})")
+        if status[name] is not None:
+            raise ValueError(str(status[name]))
+    return [n for n in dict.fromkeys(names) if n != "none"]
+
+
+def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
+            plot: str | None) -> str:
+    knobs = "; ".join(f"`{name}`: " + (", ".join(f"{k}={v}" for k, v in o.items()) or
+                                         "nothing set")
+                      for name, o in variants.items() if name != "defaults")
+    text = [
+        f"Produced by `{command.strip()}` (Python {platform.python_version()}, "
+        f"{platform.machine()}, token counter `{counter!r}`, the shared fake summarizer "
+        "answering a fixed 1,203-character text). Per window, one replay of `none`, every "
+        "installed peer and every ctxmgr variant: at 32k and 16k the 24 SWE runs, at 4k "
+        "the 100 tau-bench conversations. `cost / none` is the effective cost (0.1 x cached "
+        "+ uncached prompt tokens + summarizer input and output) relative to no "
+        "management; `fact availability`, `recency` and `cost with reloads / none` are the "
+        "fidelity measures of the replay section above; `task lost` counts calls whose "
+        "prompt no longer holds the first user message verbatim. A row is on the "
+        "**frontier** when it has no call over budget, none that lost the task and no "
+        "pairing violation, and no other such row of its window costs as little or less "
+        "and keeps as many facts or more (one of the two strictly, at the three decimals "
+        "shown); rows that break a call are `not eligible`. `ctxmgr defaults` is ctxmgr "
+        "out of the box; each other `ctxmgr` row sets these `AutoContextConfig` knobs: "
+        f"{knobs}."]
+    if plot:
+        text.append(f"![Cost against fact availability per window: ctxmgr variants, the "
+                    f"defaults and every peer]({plot})")
+    return "\n\n".join(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trajectories", type=Path, default=DEFAULT_TRAJECTORIES,
+                        help=f"recorded runs (default {DEFAULT_TRAJECTORIES})")
+    parser.add_argument("--variant", nargs="*", default=list(VARIANTS),
+                        help="ctxmgr variants to replay (default all; defaults always)")
+    parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                        help="an extra variant from knobs, e.g. token_ratio=0.7 target_ratio=0.3")
+    parser.add_argument("--peers", nargs="*", metavar="NAME",
+                        help="peer policies to replay (default: every one installed)")
+    parser.add_argument("--window", nargs="*", default=list(WINDOWS),
+                        help=f"windows to replay (default: {', '.join(WINDOWS)})")
+    parser.add_argument("--json", type=Path, help="write every row here")
+    parser.add_argument("--markdown", type=Path, metavar="FILE",
+                        help="write the tables into FILE (e.g. benchmarks/RESULTS.md)")
+    parser.add_argument("--plot", type=Path, metavar="PNG",
+                        help="draw cost against fact availability (e.g. benchmarks/frontier.png)")
+    args = parser.parse_args(argv)
+
+    if not args.trajectories.exists():
+        return _fail(f"{args.trajectories} does not exist (the recorded runs are in "
+                     f"{DEFAULT_TRAJECTORIES})")
+    unknown = [w for w in args.window if w not in WINDOWS]
+    if unknown:
+        return _fail(f"unknown window {unknown[0]!r} (known: {', '.join(WINDOWS)})")
+    try:
+        variants = _variants(args.variant, args.set)
+        peers = _peers(args.peers)
+        for overrides in variants.values():
+            for window in args.window:
+                AutoContextConfig(max_tokens=WINDOWS[window][0], **overrides)
+    except (ValueError, TypeError, CtxmgrError) as exc:
+        return _fail(str(exc))
+    try:
+        runs = load_trajectories([args.trajectories])
+    except (CtxmgrError, OSError) as exc:
+        return _fail(str(exc))
+    if not runs:
+        return _fail(f"no trajectories in {args.trajectories}")
+
+    counter = default_counter()
+    rows: list[FrontierRow] = []
+    tables: list[str] = []
+    for window in args.window:
+        budget, tau = WINDOWS[window]
+        trajectories = [t for t in runs if _is_tau(t) == tau]
+        if not trajectories:
+            print(f"{window}: no runs in {args.trajectories}, skipped", file=sys.stderr)
+            continue
+        label = f"{window} ({len(trajectories)} runs)"
+        print(f"{label}: replaying {1 + len(peers) + len(variants)} policies on "
+              f"{count_model_calls(trajectories):,} model calls", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        window_rows = mark_frontier(replay_window(label, budget, trajectories, peers,
+                                                  variants))
+        print(f"{label}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+        rows += window_rows
+        tables.append(format_table(
+            window_rows, f"{label}, budget {budget:,} tokens, "
+            f"{count_model_calls(trajectories):,} model calls"))
+        print(tables[-1] + "\n", flush=True)
+
+    if args.json:
+        args.json.write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2) + "\n",
+                             encoding="utf-8")
+    if args.plot:
+        save_plot(rows, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    if args.markdown:
+        command = "python benchmarks/bench_frontier.py " + " ".join(
+            argv if argv is not None else sys.argv[1:])
+        plot = (Path(os.path.relpath(args.plot, args.markdown.resolve().parent)).as_posix()
+                if args.plot else None)
+        body = "\n\n".join(["### The frontier: ctxmgr variants and every peer",
+                            _header(command, counter, variants, plot), *tables])
+        replace_markdown_section(args.markdown, MARK, body)
+        print(f"wrote {args.markdown}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""benchmarks/bench_frontier.py puts ctxmgr's variants and the peers on one frontier: it
+writes its section between markers and a PNG, marks only undominated rows that break no
+call, and bad input is one line and exit 2."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from trajectory_dirs import FIXTURES
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_frontier.py"
+PEER = "langchain_context_editing"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_frontier", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(bench: ModuleType, policy: str, cost: float, facts: float, **extra: Any) -> Any:
+    fields = {"window": "w", "kind": "ctxmgr", "recency": 1.0, "cost_with_reloads": cost,
+              "over_budget_calls": 0, "task_lost": 0, "pairing_violations": 0, **extra}
+    return bench.FrontierRow(policy=policy, cost=cost, fact_availability=facts, **fields)
+
+
+def test_frontier_marks_only_undominated_rows_that_break_no_call(bench: ModuleType) -> None:
+    rows = [
+        _row(bench, "cheap", 0.5, 0.80),
+        _row(bench, "rich", 0.7, 0.95),
+        _row(bench, "dominated", 0.6, 0.80),          # cheap keeps as much for less
+        _row(bench, "tied cost, fewer facts", 0.7, 0.90),
+        _row(bench, "over budget", 0.4, 0.99, over_budget_calls=1, kind="peer"),
+        _row(bench, "task lost", 0.45, 0.99, task_lost=3, kind="peer"),
+        _row(bench, "unpaired", 0.45, 0.99, pairing_violations=1),
+        _row(bench, "other window", 0.9, 0.5, window="v"),  # compared only with its window
+    ]
+    marked = {r.policy: r.frontier for r in bench.mark_frontier(rows)}
+    assert marked == {"cheap": True, "rich": True, "dominated": False,
+                      "tied cost, fewer facts": False, "over budget": False,
+                      "task lost": False, "unpaired": False, "other window": True}
+
+
+def test_rows_equal_at_the_shown_decimals_both_stay_on_the_frontier(bench: ModuleType) -> None:
+    # the table shows three decimals; a reader could not tell these two apart
+    rows = bench.mark_frontier([_row(bench, "a", 0.5, 0.9), _row(bench, "b", 0.5001, 0.8999)])
+    assert [r.frontier for r in rows] == [True, True]
+
+
+def test_bench_writes_its_section_between_markers_and_a_png(
+        bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Results\n\nhand-written intro\n\n<!-- bench_frontier -->\nold table\n"
+                       "<!-- /bench_frontier -->\n\nhand-written reading\n", encoding="utf-8")
+    plot, rows_json = tmp_path / "frontier.png", tmp_path / "rows.json"
+    rc = bench.main(["--trajectories", str(FIXTURES), "--window", "4k tau", "--variant",
+                     "0.8/0.3", "--peers", PEER, "--markdown", str(results), "--plot",
+                     str(plot), "--json", str(rows_json)])
+    assert rc == 0
+    text = results.read_text(encoding="utf-8")
+    assert text.startswith("# Results\n\nhand-written intro\n\n<!-- bench_frontier -->\n")
+    assert text.endswith("<!-- /bench_frontier -->\n\nhand-written reading\n")
+    assert "old table" not in text
+    assert "![" in text and "](frontier.png)" in text
+    assert "| 4k tau (12 runs) | none | 1.000 | 1.000 | 1.000 | 1.000 |" in text
+    assert "| 4k tau (12 runs) | **ctxmgr defaults** |" in text
+    assert f"| 4k tau (12 runs) | {PEER} |" in text
+    assert "| 4k tau (12 runs) | ctxmgr 0.8/0.3 |" in text
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    rows = {r["policy"]: r for r in json.loads(rows_json.read_text())}
+    assert set(rows) == {"none", PEER, "ctxmgr defaults", "ctxmgr 0.8/0.3"}
+    # none goes over the 4k budget on these conversations: listed, never on the frontier
+    assert rows["none"]["over_budget_calls"] > 0 and not rows["none"]["frontier"]
+    assert any(r["frontier"] for r in rows.values())
+    assert "| window | policy or variant |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--trajectories", "{tmp}/nope"], "does not exist"),
+    (["--variant", "no such variant"], "unknown variant 'no such variant'"),
+    (["--peers", "no_such_peer"], "unknown peer 'no_such_peer'"),
+    (["--window", "8k"], "unknown window '8k'"),
+    (["--set", "token_ratio"], "KEY=VALUE"),
+    (["--set", "no_such_knob=1"], "no_such_knob"),
+])
+def test_bad_input_is_one_line_and_exit_2(
+        bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        args: list[str], message: str) -> None:
+    argv = ["--trajectories", str(FIXTURES), *(a.format(tmp=tmp_path) for a in args)]
+    assert bench.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
