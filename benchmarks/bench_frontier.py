@@ -54,30 +54,28 @@ MARK = "bench_frontier"
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
-    "0.6/0.15 no working set": {"keep_tool_results": 0},
-    "0.6/0.25": {"target_ratio": 0.25},
-    "0.6/0.35": {"target_ratio": 0.35},
-    "0.7/0.25": {"token_ratio": 0.7, "target_ratio": 0.25},
-    "0.7/0.35": {"token_ratio": 0.7, "target_ratio": 0.35},
-    "0.75/0.5": {"token_ratio": 0.75, "target_ratio": 0.5},
-    "0.8/0.4": {"token_ratio": 0.8, "target_ratio": 0.4},
-    "0.8/0.5": {"token_ratio": 0.8, "target_ratio": 0.5},
-    "0.9/0.5": {"token_ratio": 0.9, "target_ratio": 0.5},
-    "ids 400": {"identifiers_chars": 400},
-    "ids 1000": {"identifiers_chars": 1000},
-    "0.7/0.35 ids 600": {"token_ratio": 0.7, "target_ratio": 0.35, "identifiers_chars": 600},
-    "0.8/0.4 ids 600": {"token_ratio": 0.8, "target_ratio": 0.4, "identifiers_chars": 600},
-    "0.8/0.4 ids 1500": {"token_ratio": 0.8, "target_ratio": 0.4, "identifiers_chars": 1500},
-    "0.8/0.35 ids 2000": {"token_ratio": 0.8, "target_ratio": 0.35, "identifiers_chars": 2000},
-    "0.75/0.3 ids 2000": {"token_ratio": 0.75, "target_ratio": 0.3, "identifiers_chars": 2000},
-    "0.7/0.3 ids 2500": {"token_ratio": 0.7, "target_ratio": 0.3, "identifiers_chars": 2500},
-    "0.8/0.3 ids 3000": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 3000},
-    "0.8/0.3 ids 1500": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 1500},
-    "0.8/0.25 ids 4000": {"token_ratio": 0.8, "target_ratio": 0.25, "identifiers_chars": 4000},
-    "0.8/0.3 ids 400": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 400},
+    # each mechanism taken away on its own
+    "no identifiers line": {"identifiers_chars": 0},
+    "no working set": {"keep_tool_results": 0},
+    "no history notes (7)": {"disabled_strategies": [7]},
+    "before the fidelity work": {"target_ratio": 0.15, "identifiers_chars": 0,
+                                 "keep_tool_results": 0, "disabled_strategies": [7]},
+    # the identifiers line's size (the default is 0.15 characters per window token)
+    "ids 1,200": {"identifiers_chars": 1200},
+    "ids 2,400": {"identifiers_chars": 2400},
+    "ids 4,800": {"identifiers_chars": 4800},
+    "ids 8,000": {"identifiers_chars": 8000},
+    # trigger / target
+    "0.6/0.15": {"target_ratio": 0.15},
+    "0.6/0.2": {"target_ratio": 0.2},
+    "0.7/0.1": {"token_ratio": 0.7},
+    "0.8/0.1": {"token_ratio": 0.8},
     "0.8/0.3": {"token_ratio": 0.8, "target_ratio": 0.3},
-    "0.8/0.3 keep 2 ids 400": {"token_ratio": 0.8, "target_ratio": 0.3, "identifiers_chars": 400,
-                               "keep_tool_results": 2},
+    "1.0/0.1 (only over the budget)": {"token_ratio": 1.0},
+    "0.75/0.5, no line": {"token_ratio": 0.75, "target_ratio": 0.5, "identifiers_chars": 0},
+    # the working set's size
+    "keep 2 tool results": {"keep_tool_results": 2},
+    "keep 5 tool results": {"keep_tool_results": 5},
 }
 """ctxmgr variants: ``AutoContextConfig`` knobs on top of ``max_tokens`` (the budget)."""
 
