@@ -1,8 +1,9 @@
 """The cost × fidelity frontier: ctxmgr's config variants and every peer on the same axes.
 
 Per window (the 24 SWE runs at 32k and 16k, the 100 tau-bench conversations at 4k),
-one replay runs ``none``, every installed peer and every ctxmgr variant of
-:data:`VARIANTS` (``AutoContextConfig`` knobs; ``defaults`` is ctxmgr out of the box)
+one replay runs ``none``, every installed peer, two idealised references
+(:class:`IdealDropPolicy`) and every ctxmgr variant of :data:`VARIANTS`
+(``AutoContextConfig`` knobs; ``defaults`` is ctxmgr out of the box)
 with the shared fake summarizer and token counter, as ``bench_replay.py`` does. One
 row per policy or variant: cost against no management, fact availability, recency,
 cost with reload round trips, calls over budget, calls that lost the task, pairing
@@ -32,9 +33,12 @@ from typing import Any
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
 from ctxmgr.errors import CtxmgrError
+from ctxmgr.messages import Message
+from ctxmgr.pairing import tool_groups
 from ctxmgr.replay import (
     FakeSummarizer,
     PolicyContext,
+    PolicyResult,
     Trajectory,
     available_policies,
     count_model_calls,
@@ -79,16 +83,18 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 """ctxmgr variants: ``AutoContextConfig`` knobs on top of ``max_tokens`` (the budget)."""
 
-WINDOWS: dict[str, tuple[int, bool]] = {
-    "32k SWE": (32_000, False),
-    "16k SWE": (16_000, False),
-    "4k tau": (4_000, True),
+WINDOWS: dict[str, tuple[int, bool, float]] = {
+    "32k SWE": (32_000, False, 0.99),
+    "16k SWE": (16_000, False, 0.99),
+    "4k tau": (4_000, True, 0.95),
 }
 """Window name: (budget in tokens, replays the tau-bench conversations rather than the
-SWE runs). The conversations stay under 12,000 tokens, so only the SWE runs are managed
-at 32k and 16k."""
+SWE runs, the recency a row needs to be on the frontier). The conversations stay under
+12,000 tokens, so only the SWE runs are managed at 32k and 16k. The recency floors are
+the ones the defaults are held to: a row that saves by cutting the last tool results
+the agent is working with is not a candidate, however many facts it keeps."""
 
-BASELINE, PEER, CTXMGR = "baseline", "peer", "ctxmgr"
+BASELINE, PEER, CTXMGR, REFERENCE = "baseline", "peer", "ctxmgr", "reference"
 
 
 class VariantPolicy(CtxmgrPolicy):
@@ -106,6 +112,63 @@ class VariantPolicy(CtxmgrPolicy):
         self._seen = 0
 
 
+IDEAL_WORKING_SET = 3
+"""Tool groups the idealised references keep verbatim, as ctxmgr's default working set."""
+
+
+class IdealDropPolicy:
+    """Drop history without a trace when the prompt would not fit (a reference)."""
+
+    def __init__(self, context: PolicyContext, *, everything: bool) -> None:
+        self.context = context
+        self.everything = everything
+        self.name = "ideal_drop_all" if everything else "ideal_drop_oldest"
+        self.budget = AutoContextConfig(max_tokens=context.budget).budget_tokens
+        self.reset()
+
+    def reset(self) -> None:
+        self._dropped: set[str] = set()
+
+    def prompt(self, history: Sequence[Message]) -> PolicyResult:
+        start = time.perf_counter()
+        count = self.context.counter.count
+        kept = [m for m in history if m.id not in self._dropped]
+        tokens = sum(count(m) for m in kept)
+        if tokens > self.budget:
+            for unit in _droppable(history, self._dropped):
+                self._dropped.update(m.id for m in unit)
+                tokens -= sum(count(m) for m in unit)
+                if tokens <= self.budget and not self.everything:
+                    break
+            kept = [m for m in history if m.id not in self._dropped]
+        return PolicyResult(messages=tuple(kept), events=(),
+                            seconds=time.perf_counter() - start)
+
+
+def _droppable(history: Sequence[Message], dropped: set[str]) -> list[list[Message]]:
+    """Units (a whole tool group or one message) that may go, oldest first."""
+    groups = tool_groups(history)
+    keep: set[int] = {i for i, m in enumerate(history) if m.role == "system"}
+    users = [i for i, m in enumerate(history) if m.role == "user" and not m.tool_results]
+    if users:
+        keep |= {users[0], users[-1]}
+    for group in groups[-IDEAL_WORKING_SET:]:
+        keep.update(range(group.start, group.end))
+    assistants = [i for i, m in enumerate(history) if m.role == "assistant"]
+    if assistants:
+        keep.add(assistants[-1])
+    group_of = {i: g for g in groups for i in range(g.start, g.end)}
+    units: list[list[Message]] = []
+    i = 0
+    while i < len(history):
+        g = group_of.get(i)
+        span = range(g.start, g.end) if g else range(i, i + 1)
+        if not any(k in keep for k in span) and history[span[0]].id not in dropped:
+            units.append([history[k] for k in span])
+        i = span[-1] + 1
+    return units
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FrontierRow:
     """One policy or ctxmgr variant in one window; costs are relative to ``none``."""
@@ -121,13 +184,19 @@ class FrontierRow:
     over_budget_calls: int
     task_lost: int
     pairing_violations: int
+    recency_floor: float = 0.0
+    """The window's recency floor (see :data:`WINDOWS`)."""
     frontier: bool = False
 
     @property
     def eligible(self) -> bool:
-        """Only a row whose every prompt fits, keeps the task and pairs its tool calls
-        can be on the frontier: anything is cheap if it may break the call."""
-        return not (self.over_budget_calls or self.task_lost or self.pairing_violations)
+        """Only a policy whose every prompt fits, keeps the task, pairs its tool calls and
+        keeps the last tool results verbatim as often as the window's floor asks can be
+        on the frontier: anything is cheap if it may break the call or blind the agent.
+        The idealised references never are (they are bounds, not policies)."""
+        return self.kind != REFERENCE and not (
+            self.over_budget_calls or self.task_lost or self.pairing_violations
+            or round(self.recency, SHOWN) < self.recency_floor)
 
 
 def variant_label(name: str) -> str:
@@ -161,15 +230,18 @@ def _is_tau(t: Trajectory) -> bool:
 
 
 def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
-                  peers: Sequence[str], variants: dict[str, dict[str, Any]]
-                  ) -> list[FrontierRow]:
-    """Replay ``none``, the peers and the variants in one pass; rows before marking."""
+                  peers: Sequence[str], variants: dict[str, dict[str, Any]], *,
+                  recency_floor: float = 0.0, references: bool = True) -> list[FrontierRow]:
+    """Replay ``none``, the peers, the variants and (``references``) the idealised
+    drop policies in one pass; rows before marking."""
     counter = default_counter()
     summarizer = FakeSummarizer(counter)
     context = PolicyContext(budget=budget, counter=counter, summarizer=summarizer)
+    ideals = [IdealDropPolicy(context, everything=e) for e in (False, True) if references]
     policies = [create_policy("none", context), *(create_policy(p, context) for p in peers),
+                *ideals,
                 *(VariantPolicy(context, variant_label(v), o) for v, o in variants.items())]
-    kinds = {"none": BASELINE, **{p: PEER for p in peers},
+    kinds = {"none": BASELINE, **{p: PEER for p in peers}, **{i.name: REFERENCE for i in ideals},
              **{variant_label(v): CTXMGR for v in variants}}
     report = replay(trajectories, policies, budget=budget, counter=counter,
                     summarizer=summarizer)
@@ -181,7 +253,7 @@ def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
             fact_availability=a["fact_availability"], recency=a["recency"],
             cost_with_reloads=a["cost_with_reloads_ratio"],
             over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
-            pairing_violations=a["pairing_violations"]))
+            pairing_violations=a["pairing_violations"], recency_floor=recency_floor))
     return rows
 
 
@@ -193,7 +265,7 @@ def format_table(rows: Sequence[FrontierRow], title: str | None = None) -> str:
               "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in rows:
         name = f"**{r.policy}**" if r.policy == variant_label("defaults") else r.policy
-        mark = "**frontier**" if r.frontier else ("" if r.eligible else "not eligible")
+        mark = "**frontier**" if r.frontier else _why_not(r)
         lines.append(
             f"| {r.window} | {name} | {r.cost:.3f} | {r.fact_availability:.3f} | "
             f"{r.recency:.3f} | {r.cost_with_reloads:.3f} | {r.over_budget_calls:,} | "
@@ -213,7 +285,8 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
     ctxmgr variants are blue dots, the defaults a large labelled star; ``none`` and
     every peer have their own marker and label; the frontier is a dashed line through
     its rows. Rows with calls over budget, calls that lost the task or pairing
-    violations (not eligible for the frontier) are drawn hollow.
+    violations, or a recency under the window's floor (not eligible for the frontier) are
+    drawn hollow.
     """
     import matplotlib
 
@@ -270,7 +343,7 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
         Line2D([], [], linestyle="--", color="0.35", label="frontier"),
         Line2D([], [], marker="o", linestyle="", markerfacecolor="none",
                markeredgecolor="0.35", color="0.35",
-               label="hollow: calls over budget, task lost or unpaired (not eligible)"),
+               label="hollow: over budget, task lost, unpaired or under the recency floor"),
     ]
     columns = 2 * len(windows)
     legend_rows = -(-len(handles) // columns)
@@ -325,6 +398,16 @@ def _peers(names: Sequence[str] | None) -> list[str]:
     return [n for n in dict.fromkeys(names) if n != "none"]
 
 
+def _why_not(r: FrontierRow) -> str:
+    if r.eligible:
+        return ""
+    if r.kind == REFERENCE:
+        return "reference"
+    if r.over_budget_calls or r.task_lost or r.pairing_violations:
+        return "not eligible"
+    return "below the recency floor"
+
+
 def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
             plot: str | None) -> str:
     knobs = "; ".join(f"`{name}`: " + (", ".join(f"{k}={v}" for k, v in o.items()) or
@@ -340,12 +423,18 @@ def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
         "management; `fact availability`, `recency` and `cost with reloads / none` are the "
         "fidelity measures of the replay section above; `task lost` counts calls whose "
         "prompt no longer holds the first user message verbatim. A row is on the "
-        "**frontier** when it has no call over budget, none that lost the task and no "
-        "pairing violation, and no other such row of its window costs as little or less "
+        "**frontier** when it has no call over budget, none that lost the task, no "
+        "pairing violation and a recency at or above its window's floor (0.99 at 32k and "
+        "16k, 0.95 at 4k), and no other such row of its window costs as little or less "
         "and keeps as many facts or more (one of the two strictly, at the three decimals "
-        "shown); rows that break a call are `not eligible`. `ctxmgr defaults` is ctxmgr "
-        "out of the box; each other `ctxmgr` row sets these `AutoContextConfig` knobs: "
-        f"{knobs}."]
+        "shown); rows that break a call are `not eligible`. The two `ideal_drop` rows are "
+        "references, not policies: they keep what ctxmgr keeps verbatim (system, task, "
+        "latest user message, the last three tool calls with their results, the latest "
+        "assistant message) and drop other history without a trace when the prompt would "
+        "exceed ctxmgr's budget, the oldest first as far as needed (`ideal_drop_oldest`) "
+        "or all of it at once (`ideal_drop_all`), with no summary, note, hint or reload. "
+        "`ctxmgr defaults` is ctxmgr out of the box; each other `ctxmgr` row sets these "
+        f"`AutoContextConfig` knobs: {knobs}."]
     if plot:
         text.append(f"![Cost against fact availability per window: ctxmgr variants, the "
                     f"defaults and every peer]({plot})")
@@ -396,17 +485,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[FrontierRow] = []
     tables: list[str] = []
     for window in args.window:
-        budget, tau = WINDOWS[window]
+        budget, tau, recency_floor = WINDOWS[window]
         trajectories = [t for t in runs if _is_tau(t) == tau]
         if not trajectories:
             print(f"{window}: no runs in {args.trajectories}, skipped", file=sys.stderr)
             continue
         label = f"{window} ({len(trajectories)} runs)"
-        print(f"{label}: replaying {1 + len(peers) + len(variants)} policies on "
+        print(f"{label}: replaying {3 + len(peers) + len(variants)} policies on "
               f"{count_model_calls(trajectories):,} model calls", file=sys.stderr, flush=True)
         started = time.perf_counter()
         window_rows = mark_frontier(replay_window(label, budget, trajectories, peers,
-                                                  variants))
+                                                  variants, recency_floor=recency_floor))
         print(f"{label}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
         rows += window_rows
         tables.append(format_table(

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from trajectory_dirs import FIXTURES
 
+from ctxmgr import AutoContextConfig
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_frontier.py"
 PEER = "langchain_context_editing"
 
@@ -51,6 +53,35 @@ def test_frontier_marks_only_undominated_rows_that_break_no_call(bench: ModuleTy
                       "task lost": False, "unpaired": False, "other window": True}
 
 
+def test_a_row_under_its_windows_recency_floor_is_not_a_candidate(bench: ModuleType) -> None:
+    rows = bench.mark_frontier([
+        _row(bench, "keeps the working set", 0.6, 0.90, recency=0.995, recency_floor=0.99),
+        _row(bench, "cheaper, cuts it", 0.5, 0.95, recency=0.96, recency_floor=0.99),
+    ])
+    assert [r.frontier for r in rows] == [True, False]
+    assert "below the recency floor" in bench.format_table(rows)
+
+
+def test_the_ideal_references_keep_the_working_set_and_drop_the_rest_when_over(
+        bench: ModuleType) -> None:
+    from builders import C, call, result, system, user
+
+    from ctxmgr.replay import FakeSummarizer, PolicyContext
+
+    history = [system(), user("task", id="u0")]
+    for k in range(8):
+        history += [call(f"c{k}", id=f"a{k}"), result(f"c{k}", "x" * 2000, id=f"t{k}")]
+    context = PolicyContext(budget=4000, counter=C, summarizer=FakeSummarizer(C))
+    oldest = bench.IdealDropPolicy(context, everything=False)
+    everything = bench.IdealDropPolicy(context, everything=True)
+    budget = AutoContextConfig(max_tokens=4000).budget_tokens
+    some, none_left = oldest.prompt(history).messages, everything.prompt(history).messages
+    assert list(some[-6:]) == history[-6:] and list(none_left[-6:]) == history[-6:]
+    assert C.count_messages(some) <= budget
+    assert [m.id for m in none_left] == ["sys", "u0", "a5", "t5", "a6", "t6", "a7", "t7"]
+    assert len(some) > len(none_left)  # only as far as needed
+
+
 def test_rows_equal_at_the_shown_decimals_both_stay_on_the_frontier(bench: ModuleType) -> None:
     # the table shows three decimals; a reader could not tell these two apart
     rows = bench.mark_frontier([_row(bench, "a", 0.5, 0.9), _row(bench, "b", 0.5001, 0.8999)])
@@ -78,10 +109,13 @@ def test_bench_writes_its_section_between_markers_and_a_png(
     assert "| 4k tau (12 runs) | ctxmgr 0.8/0.3 |" in text
     assert plot.read_bytes().startswith(b"\x89PNG")
     rows = {r["policy"]: r for r in json.loads(rows_json.read_text())}
-    assert set(rows) == {"none", PEER, "ctxmgr defaults", "ctxmgr 0.8/0.3"}
+    assert set(rows) == {"none", PEER, "ideal_drop_oldest", "ideal_drop_all",
+                         "ctxmgr defaults", "ctxmgr 0.8/0.3"}
+    assert not rows["ideal_drop_all"]["frontier"]  # a reference, never a candidate
+    assert "| 4k tau (12 runs) | ideal_drop_all |" in text and "reference |" in text
     # none goes over the 4k budget on these conversations: listed, never on the frontier
     assert rows["none"]["over_budget_calls"] > 0 and not rows["none"]["frontier"]
-    assert any(r["frontier"] for r in rows.values())
+    assert all(r["recency"] >= 0.95 for r in rows.values() if r["frontier"])
     assert "| window | policy or variant |" in capsys.readouterr().out
 
 
