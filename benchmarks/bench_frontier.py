@@ -305,6 +305,10 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
                              squeeze=False)
     for ax, window in zip(axes[0], windows, strict=True):
         mine = [r for r in rows if r.window == window]
+        # a reference far right would squeeze every policy into a corner: it sits on the
+        # edge instead, its cost in its label
+        costs = [r.cost for r in mine if r.kind != REFERENCE] or [r.cost for r in mine]
+        edge = max(costs) + 0.08 * (max(costs) - min(costs) + 0.1)
         front = sorted((r for r in mine if r.frontier), key=lambda r: r.cost)
         ax.plot([r.cost for r in front], [r.fact_availability for r in front], "--",
                 color="0.35", linewidth=1, zorder=1)
@@ -316,19 +320,22 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
                     "o", _CTXMGR_COLOUR, 30)
             else:
                 (marker, colour), size = styles[r.policy], 70
-            ax.scatter([r.cost], [r.fact_availability], marker=marker, s=size, zorder=3,
+            x = min(r.cost, edge)
+            ax.scatter([x], [r.fact_availability], marker=marker, s=size, zorder=3,
                        facecolors=colour if r.eligible else "none", edgecolors=colour,
                        linewidths=1.4 if defaults else 1.0)
             if r.kind != CTXMGR or defaults:
                 spot = (round(r.cost, 2), round(r.fact_availability, 2))
                 stacked = labelled[spot] = labelled.get(spot, -1) + 1  # same spot: stack
-                ax.annotate(r.policy, (r.cost, r.fact_availability), xytext=(6, 4 - 10 * stacked),
+                label = r.policy if x == r.cost else f"{r.policy} (cost {r.cost:.2f}) →"
+                ax.annotate(label, (x, r.fact_availability), xytext=(6, 4 - 10 * stacked),
                             textcoords="offset points", fontsize=8, color=colour,
                             fontweight="bold" if defaults else "normal")
             elif r.frontier:
                 ax.annotate(r.policy.removeprefix("ctxmgr "), (r.cost, r.fact_availability),
                             xytext=(5, -9), textcoords="offset points", fontsize=6,
                             color="0.3")
+        ax.set_xlim(right=edge + 0.12 * (edge - min(costs) + 0.1))
         ax.set_title(window)
         ax.set_xlabel("cost / none (lower is better)")
         ax.set_ylabel("fact availability (higher is better)")
