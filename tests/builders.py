@@ -122,13 +122,15 @@ def expand_one(store: OffloadStore, m: Message) -> list[Message]:
 
 
 def plain_window(**kw: Any) -> AutoContextConfig:
-    """A config whose budget is the whole window, that keeps no working set and writes
-    no identifiers line, with the target the hand-made histories were sized for (0.15):
-    the strategies' own mechanics. (The defaults hold back a reserve for the answer and
-    a safety margin, keep the last tool results verbatim and name what a stand-in
-    replaced; tests of those use ``AutoContextConfig`` itself.)"""
+    """A config whose budget is the whole window, that keeps no working set, writes no
+    identifiers line and makes every edit its strategies plan (no payback gate), with
+    the target the hand-made histories were sized for (0.15): the strategies' own
+    mechanics. (The defaults hold back a reserve for the answer and a safety margin,
+    keep the last tool results verbatim, name what a stand-in replaced and wait with an
+    edit the window does not need until it pays back; tests of those use
+    ``AutoContextConfig`` itself or set them.)"""
     base: dict[str, Any] = {"reserve_output_tokens": 0, "safety_margin": 0.0,
                             "keep_tool_results": 0, "identifiers_chars": 0,
-                            "target_ratio": 0.15}
+                            "target_ratio": 0.15, "cached_token_price": None}
     base.update(kw)
     return AutoContextConfig(**base)

@@ -194,7 +194,8 @@ def test_tau_conversations_through_agent_workflow_stay_in_budget_and_reload_exac
         assert llm.answered == answers
         compressed += checker.compressed_calls
         assert memory.scratch == []
-    assert compressed > 20
+    assert compressed > 10  # the checks saw compressed prompts (edits the window does not
+    # need wait until they pay back, so short conversations compress late or never)
 
 
 def test_a_conversation_resumed_from_a_serialised_context_keeps_its_memory(

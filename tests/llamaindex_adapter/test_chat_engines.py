@@ -57,7 +57,8 @@ def test_simple_chat_engine_conversations_stay_in_budget_and_reload_exactly(
         assert checker.calls == len(users)
         compressed += checker.compressed_calls
         assert [m.content for m in engine.chat_history][-1] == answers[-1]
-    assert compressed > 10
+    assert compressed >= 5  # the checks saw compressed prompts (edits the window does not
+    # need wait until they pay back, so short conversations compress late or never)
 
 
 class PolicyRetriever(BaseRetriever):

@@ -373,7 +373,8 @@ def gate_history() -> list[Message]:
 def gate_config(**kw: object) -> AutoContextConfig:
     # trigger 6,000 / window 10,000: the ~7,700-token history is over the trigger only
     base: dict[str, object] = {"max_tokens": 10_000, "last_keep": 2,
-                               "min_compression_tokens": 0, "disabled_strategies": {2, 3}}
+                               "min_compression_tokens": 0, "disabled_strategies": {2, 3},
+                               "cached_token_price": 0.1}
     base.update(kw)
     return plain_window(**base)  # type: ignore[arg-type]
 
@@ -394,6 +395,36 @@ def test_the_same_summary_is_made_once_the_run_is_long_enough_to_repay_it() -> N
                    summarizer=summarizer, model_calls=40)
     assert [e.strategy for e in res.events] == [1] and len(summarizer.calls) == 1
     assert res.tokens <= cfg.target_tokens
+
+
+def offload_gate_history() -> list[Message]:
+    """Two finished rounds with a large (~2,500-token) tool result, then a third round:
+    over a 10,000-token window's trigger (6,000), under its budget."""
+    h = [system(), user("task", "u1")]
+    for k in range(2):
+        h += [*group(f"r{k}", 10_000), answer(f"done {k}", f"f{k}"), user(f"next {k}",
+                                                                                f"u{k + 2}")]
+    return [*h, *group("r2", 4_000)]
+
+
+@pytest.mark.parametrize(("model_calls", "offloaded"), [(1, False), (40, True)])
+def test_an_offload_the_window_does_not_need_waits_until_it_pays_back(
+        model_calls: int, offloaded: bool) -> None:
+    h = offload_gate_history()
+    cfg = gate_config(disabled_strategies={1, 4, 5, 6})  # offloads only, no LLM
+    assert cfg.trigger_tokens <= C.count_messages(h) <= cfg.budget_tokens
+    res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                   summarizer=None, model_calls=model_calls)
+    # an offload frees ~2,450 cached tokens a call (~245 at the cached price) and turns
+    # what follows it uncached once (~0.9 x 3,700): not worth it after one call, worth it
+    # over forty
+    assert bool(res.events) is offloaded
+    if not offloaded:
+        assert res.messages == h
+    over = compress(h, config=gate_config(disabled_strategies={1, 4, 5, 6}, max_tokens=6000),
+                    counter=C, offload=OffloadStore(InMemoryStore()), summarizer=None,
+                    model_calls=1)
+    assert over.events and over.tokens <= 6000  # over the budget the window decides
 
 
 @pytest.mark.parametrize("groups_so_far", [2, 8, 30])

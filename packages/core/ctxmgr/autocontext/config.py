@@ -151,12 +151,12 @@ class AutoContextConfig:
     coding runs this cuts summarizer input by a third."""
     cached_token_price: float | None = 0.1
     """What a cached prompt token costs relative to an uncached one (0.1 with
-    Anthropic's prompt cache; 1.0 without a cache). An LLM summary that neither the
-    window (``max_tokens``) nor the message count (``msg_threshold``) requires is only
-    made when it pays for itself: its summarizer input and output, and the cached
-    tokens it turns uncached, must cost less than the tokens it removes would over as
-    many further model calls as the history holds so far. ``None`` makes every summary
-    a strategy plans."""
+    Anthropic's prompt cache; 1.0 without a cache). An edit that neither the budget nor
+    the message count (``msg_threshold``) requires is only made when it pays for itself:
+    its summarizer input and output (for a summary), the stand-in and the cached tokens
+    it turns uncached must cost less than the tokens it removes would over as many
+    further model calls as the history holds so far. ``None`` makes every edit a
+    strategy plans."""
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)

@@ -141,6 +141,19 @@ class _Pass:
                                     for m in self.work[plan.end:self.edited_from]),
                          model_calls=self.model_calls, config=self.config)
 
+    def _offload_wanted(self, plan: Plan, old: int, new: int) -> bool:
+        """An offload the window or the message count requires, or one whose removed
+        tokens, kept cached over as many further calls as the conversation has made,
+        would cost more than the cache it breaks (the stand-in and what follows it are
+        read uncached once): the summaries' payback rule without a summarizer's bill."""
+        if self.tokens > self.config.budget_tokens or self.count_bound:
+            return True
+        price = self.config.cached_token_price
+        if price is None:
+            return True
+        busted = sum(self.counter.count(m) for m in self.work[plan.end:self.edited_from])
+        return price * (old - new) * self.model_calls >= (1 - price) * (new + busted)
+
     def skip(self, strategy: Strategy, summary_input: int, started: float,
              reason: str | None) -> None:
         self._emit(CompressionEvent(
@@ -160,6 +173,8 @@ class _Pass:
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
             return None
+        if plan.instruction is None and not self._offload_wanted(plan, old, new):
+            return None  # may pay once a later edit has broken the cache before it
         if plan.offload_id is None:
             fresh = not self.offload.exists(offload_id)
             self.offload.save(original, offload_id)  # an OSError here changes nothing
