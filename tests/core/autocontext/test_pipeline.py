@@ -374,7 +374,7 @@ def gate_config(**kw: object) -> AutoContextConfig:
     # trigger 6,000 / window 10,000: the ~7,700-token history is over the trigger only
     base: dict[str, object] = {"max_tokens": 10_000, "last_keep": 2,
                                "min_compression_tokens": 0, "disabled_strategies": {2, 3},
-                               "cached_token_price": 0.1}
+                               "cached_token_price": 0.1, "token_ratio": 0.6}
     base.update(kw)
     return plain_window(**base)  # type: ignore[arg-type]
 

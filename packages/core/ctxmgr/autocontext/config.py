@@ -103,7 +103,7 @@ class AutoContextConfig:
     count a prompt differently from ctxmgr's tiktoken count (another serialisation of
     the same messages was measured up to 12 % larger on the recorded support runs).
     Counting against the model's reported usage (the adapters calibrate) narrows it."""
-    token_ratio: float = 0.6
+    token_ratio: float = 0.7
     """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. Chosen
     with ``target_ratio`` and ``identifiers_chars`` on cost and fact availability
     together, on the recorded runs at 32k and 16k: see benchmarks/RESULTS.md."""
