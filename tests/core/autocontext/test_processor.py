@@ -78,7 +78,7 @@ def drive_like_a_middleware(trajectory: Trajectory, cfg: AutoContextConfig,
     persisted: list[Message] = []
     state = None
     previous: list[Message] | None = None
-    stats = {"calls": 0, "compressions": 0}
+    stats = {"calls": 0, "compressions": 0, "last_resorts": 0}
     for step, m in enumerate(trajectory.messages):
         where = f"{trajectory.id} call {step} at {cfg.max_tokens}"
         history = [*persisted, m]
@@ -97,6 +97,7 @@ def drive_like_a_middleware(trajectory: Trajectory, cfg: AutoContextConfig,
         applied = [e for e in out.events if e.status == "applied"]
         if applied:
             stats["compressions"] += 1
+            stats["last_resorts"] += sum(e.strategy in (7, 8) for e in applied)
         elif previous is not None:
             assert blob(out.prompt[:len(previous)]) == blob(previous), where
         previous = out.prompt
@@ -121,6 +122,19 @@ def test_middleware_drive_matches_autocontext_memory_on_every_swe_run(
                                             exact).items():
             total[k] += v
     assert total["compressions"] >= len(swe_trajectories)  # the drive did compress
+
+
+def test_middleware_drive_matches_autocontext_memory_on_support_runs_at_4k(
+        fixture_trajectories: list[Trajectory], exact: TokenCounter) -> None:
+    """A 4k window, where the last resorts (notes for the history, previews cut again in
+    the working set) do most of the work: their edits persist through add_messages too."""
+    total = {"calls": 0, "compressions": 0, "last_resorts": 0}
+    for t in fixture_trajectories:
+        if t.id.startswith("tau"):
+            for k, v in drive_like_a_middleware(t, AutoContextConfig(max_tokens=4000),
+                                                exact).items():
+                total[k] += v
+    assert total["last_resorts"] > 0
 
 
 @pytest.mark.slow
