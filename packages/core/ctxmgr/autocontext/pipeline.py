@@ -165,7 +165,8 @@ class _Pass:
     def apply(self, strategy: Strategy, plan: Plan, original: Sequence[Message],
               summary: str | None, summary_input: int, started: float) -> int | None:
         """Offload the originals, then put the stand-in in their place; returns how many
-        messages stand in, or ``None`` (nothing changed) when they would not be smaller."""
+        messages stand in, or ``None`` (nothing changed) when they would not be smaller or,
+        for an offload the budget does not need, would not pay back yet."""
         old = sum(self.counter.count(m) for m in original)
         offload_id = plan.offload_id or self.offload.id_for(original)
         stand_in = plan.build(summary, offload_id)
