@@ -116,7 +116,7 @@ def exact() -> TokenCounter:
 @pytest.mark.parametrize("budget", [8000, 16_000])
 def test_middleware_drive_matches_autocontext_memory_on_every_swe_run(
         swe_trajectories: list[Trajectory], exact: TokenCounter, budget: int) -> None:
-    total = {"calls": 0, "compressions": 0}
+    total = {"calls": 0, "compressions": 0, "last_resorts": 0}
     for t in swe_trajectories:
         for k, v in drive_like_a_middleware(t, AutoContextConfig(max_tokens=budget),
                                             exact).items():
