@@ -20,8 +20,9 @@ def test_the_rule_keeps_paths_identifiers_and_numbers_not_plain_words() -> None:
 
 
 def test_the_note_names_what_the_summary_lacks_most_recent_first_within_its_size() -> None:
-    replaced = [result("c1", "old_helper in a/old.py", id="t1"),
-                result("c2", "new_helper in b/new_module.py", id="t2")]
+    padding = " and some plain words around it" * 4
+    replaced = [result("c1", "old_helper in a/old.py" + padding, id="t1"),
+                result("c2", "new_helper in b/new_module.py" + padding, id="t2")]
     note = identifiers_note(replaced, "summary mentions old_helper", 200)
     assert note == "Identifiers in the original: b/new_module.py, new_helper, a/old.py"
     assert identifiers_note(replaced, "", 0) == ""
@@ -49,13 +50,22 @@ def test_summaries_carry_the_note_by_default_and_not_when_switched_off() -> None
         f"pkg/module_{k}.py" in text(plain) for k in range(40))
 
 
+def test_the_note_never_outweighs_half_of_what_it_stands_for() -> None:
+    # grep output over a tree is nearly all paths: the stand-in must still free half
+    paths = "\n".join(f"src/pkg_{k}/module_{k}.py:{k}: def handler_{k}():" for k in range(400))
+    note = identifiers_note([result("c1", paths, id="t1")], "", 100_000)
+    assert "src/pkg_399/module_399.py" in note  # most recent first
+    assert len(note) <= len(paths) // 2
+
+
 def test_the_note_leaves_out_blobs() -> None:
     replaced = [result("c1", "aGVsbG8gd29ybGQ" * 40 + " real_helper", id="t1")]
     assert identifiers_note(replaced, "", 10_000) == "Identifiers in the original: real_helper"
 
 
 def test_the_note_leaves_out_what_the_rest_of_the_prompt_shows() -> None:
-    replaced = [result("c1", "shared_util.py and own_helper_1", id="t1")]
+    replaced = [result("c1", "shared_util.py and own_helper_1" + " plain words" * 10,
+                       id="t1")]
     note = identifiers_note(replaced, "", 200, elsewhere=frozenset({"shared_util.py"}))
     assert note == "Identifiers in the original: own_helper_1"
 

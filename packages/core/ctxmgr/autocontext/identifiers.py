@@ -21,6 +21,7 @@ from collections.abc import Container, Iterator, Sequence
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
 __all__ = [
+    "MAX_NOTE_SHARE",
     "MAX_NOTE_STRING_CHARS",
     "MIN_FACT_CHARS",
     "VisibleIdentifiers",
@@ -31,6 +32,9 @@ __all__ = [
 
 MIN_FACT_CHARS = 6
 """Shortest distinctive string."""
+MAX_NOTE_SHARE = 0.5
+"""An identifiers line holds at most this share of the characters it stands for, so a
+stand-in for identifier-dense output (a ``grep -rn`` over a tree) still frees half of it."""
 MAX_NOTE_STRING_CHARS = 160
 """Longest string an identifiers line names: a longer one is a blob (base64, a hash
 dump, a minified line), not something an agent copies, and it would crowd out the rest."""
@@ -67,7 +71,9 @@ def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int
                      elsewhere: Container[str] = frozenset()) -> str:
     """One line naming the distinctive strings of ``replaced`` that neither ``kept_text``
     nor the rest of the prompt (``elsewhere``) shows, the most recently seen first,
-    within ``max_chars`` ("" when none or 0)."""
+    within ``max_chars`` and :data:`MAX_NOTE_SHARE` of their text ("" when none or 0)."""
+    max_chars = min(max_chars, int(MAX_NOTE_SHARE * sum(
+        len(text) for m in replaced for text in _texts(m))))
     if max_chars <= 0:
         return ""
     seen: dict[str, None] = {}
