@@ -49,10 +49,11 @@ class Layout:
     latest_final: int
     """Index of the latest final answer, -1 if none."""
     in_flight: ToolGroup | None
-    """The latest tool group when no final answer follows it: never touched."""
+    """The latest tool group when no final answer follows it: only strategy 8 may cut its
+    result, when it alone does not fit."""
     working_start: int
     """First index of the working set (the last ``keep_tool_results`` tool groups and
-    the latest assistant message): strategies 1-6 leave it verbatim."""
+    the latest assistant message): strategies 1-7 leave it verbatim."""
     tail_start: int
     """First index of the protected tail (the last ``last_keep`` messages)."""
     rounds: tuple[tuple[int, int], ...]
@@ -61,8 +62,8 @@ class Layout:
 
     @property
     def frozen_from(self) -> int:
-        """Strategies 1-6 touch nothing from this index on: the working set and the
-        in-flight tool call (only the last resort, strategy 7, may)."""
+        """Strategies 1-7 touch nothing from this index on: the working set and the
+        in-flight tool call (only the last resort, strategy 8, may)."""
         return min(self.in_flight.start if self.in_flight else self.size, self.working_start)
 
 
