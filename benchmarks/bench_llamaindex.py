@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -60,15 +59,11 @@ from ctxmgr import (
     ContextOverflowError,
     InMemoryStore,
     Message,
-    TextBlock,
     TokenCounter,
-    ToolResultBlock,
-    ToolUseBlock,
     default_counter,
     validate_pairing,
 )
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr.messages import thaw
 from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 from ctxmgr_llamaindex import (
@@ -79,6 +74,7 @@ from ctxmgr_llamaindex import (
     from_llamaindex,
 )
 from ctxmgr_llamaindex.agent import tool_tokens
+from ctxmgr_llamaindex.demo import Piece, message_pieces, message_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
@@ -86,7 +82,6 @@ MARK = "bench_llamaindex"
 MEMORIES = ("ContextMemory", "Memory", "ChatSummaryMemoryBuffer")
 SUMMARY = "Summary of the conversation so far: the user asked for help and tools ran."
 
-Piece = tuple[str, ...]
 
 
 class FixedSummaryLLM(CustomLLM):
@@ -109,23 +104,6 @@ class FixedSummaryLLM(CustomLLM):
     def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any
                         ) -> CompletionResponseGen:
         yield CompletionResponse(text=SUMMARY, delta=SUMMARY)
-
-
-def pieces(m: Message) -> set[Piece]:
-    """What a model reads of a message, whatever its id: texts, calls, results."""
-    out: set[Piece] = set()
-    for b in m.content:
-        if isinstance(b, TextBlock) and b.text:
-            out.add(("text", b.text))
-        elif isinstance(b, ToolUseBlock):
-            out.add(("use", b.id, b.name, json.dumps(thaw(b.input), sort_keys=True)))
-        elif isinstance(b, ToolResultBlock):
-            out.add(("result", b.tool_use_id, b.text))
-    return out
-
-
-def text_of(m: Message) -> str:
-    return "\n".join(b.text for b in m.content if isinstance(b, TextBlock | ToolResultBlock))
 
 
 @dataclass
@@ -185,7 +163,7 @@ def replay(trajectory: Trajectory, memory_name: str, window: int, counter: Token
     tally = Tally()
     counts = Counter(counter)
     assistants = [i for i, m in enumerate(trajectory.messages) if m.role == "assistant"]
-    recorded = [(m.id, pieces(m)) for m in trajectory.messages]
+    recorded = [(m.id, message_pieces(m)) for m in trajectory.messages]
     memory: Any
     if memory_name == "ContextMemory":
         memory = ContextMemory.from_defaults(max_tokens=window, store=InMemoryStore(),
@@ -208,7 +186,7 @@ def replay(trajectory: Trajectory, memory_name: str, window: int, counter: Token
         tally.peak = max(tally.peak, tokens)
         tally.over_window += tokens > window
         tally.pairing += len(validate_pairing(sent))
-        available: set[Piece] = set().union(*(pieces(m) for m in sent))
+        available: set[Piece] = set().union(*(message_pieces(m) for m in sent))
         if isinstance(live[0], ContextMemory):
             available |= reachable(live[0], sent)
         end = assistants[llm.answered] if llm.answered < len(assistants) else len(recorded)
@@ -241,7 +219,7 @@ def replay(trajectory: Trajectory, memory_name: str, window: int, counter: Token
 def reachable(memory: ContextMemory, prompt: Sequence[Message]) -> set[Piece]:
     """Every piece of the originals behind the prompt's offload ids, nested ones opened."""
     out: set[Piece] = set()
-    todo = [oid for m in prompt for oid in find_offload_ids(text_of(m))]
+    todo = [oid for m in prompt for oid in find_offload_ids(message_text(m))]
     seen: set[str] = set()
     while todo:
         oid = todo.pop()
@@ -249,8 +227,8 @@ def reachable(memory: ContextMemory, prompt: Sequence[Message]) -> set[Piece]:
             continue
         seen.add(oid)
         for m in memory.processor.reload(oid):
-            out |= pieces(m)
-            todo.extend(find_offload_ids(text_of(m)))
+            out |= message_pieces(m)
+            todo.extend(find_offload_ids(message_text(m)))
     return out
 
 

@@ -13,37 +13,17 @@ recorded run. Before each answer it checks what the model was sent:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmgr import Message, TextBlock, ToolResultBlock, ToolUseBlock, validate_pairing
+from ctxmgr import Message, validate_pairing
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr.messages import thaw
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.agent import tool_tokens
+from ctxmgr_llamaindex.demo import Piece, message_pieces, message_text
 from ctxmgr_llamaindex.scripted import ScriptedLLM
-
-Unit = tuple[str, ...]
-
-
-def units(m: Message) -> set[Unit]:
-    """The pieces of a message a model reads: texts, tool calls, tool results."""
-    out: set[Unit] = set()
-    for b in m.content:
-        if isinstance(b, TextBlock) and b.text:
-            out.add(("text", b.text))
-        elif isinstance(b, ToolUseBlock):
-            out.add(("use", b.id, b.name, json.dumps(thaw(b.input), sort_keys=True)))
-        elif isinstance(b, ToolResultBlock):
-            out.add(("result", b.tool_use_id, b.text))
-    return out
-
-
-def message_text(m: Message) -> str:
-    return "\n".join(b.text for b in m.content if isinstance(b, TextBlock | ToolResultBlock))
 
 
 @dataclass
@@ -120,8 +100,8 @@ class PromptChecker:
                 if m.text and not m.tool_uses:  # ReAct shows a call's thought cut short
                     assert m.text in text, f"{where}: {m.role} message {m.id} lost"
             return
-        available: set[Unit] = set().union(*(units(m) for m in reachable))
+        available: set[Piece] = set().union(*(message_pieces(m) for m in reachable))
         for m in self.sent_so_far():
-            missing = units(m) - available
+            missing = message_pieces(m) - available
             assert not missing, f"{where}: {sorted(missing)[0][:2]} of {m.id} neither in the " \
                                 "prompt nor reloadable"

@@ -33,12 +33,15 @@ from ctxmgr_llamaindex.convert import from_llamaindex
 from ctxmgr_llamaindex.memory import ContextMemory
 from ctxmgr_llamaindex.scripted import RecordedRun
 
-__all__ = ["run_llamaindex_demo"]
+__all__ = ["Piece", "message_pieces", "message_text", "run_llamaindex_demo"]
+
+Piece = tuple[str, ...]
 
 
-def _pieces(m: Message) -> set[tuple[str, ...]]:
-    """What a model reads of a message, independent of ids: texts, calls, results."""
-    out: set[tuple[str, ...]] = set()
+def message_pieces(m: Message) -> set[Piece]:
+    """What a model reads of a message, independent of ids: texts, calls, results (so a
+    prompt can be checked to hold, or reload, every piece of the recorded run)."""
+    out: set[Piece] = set()
     for b in m.content:
         if isinstance(b, TextBlock) and b.text:
             out.add(("text", b.text))
@@ -47,6 +50,11 @@ def _pieces(m: Message) -> set[tuple[str, ...]]:
         elif isinstance(b, ToolResultBlock):
             out.add(("result", b.tool_use_id, b.text))
     return out
+
+
+def message_text(m: Message) -> str:
+    """Its texts and tool outputs, where offload tags stand."""
+    return "\n".join(b.text for b in m.content if isinstance(b, TextBlock | ToolResultBlock))
 
 
 def run_llamaindex_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None,
@@ -101,10 +109,10 @@ def run_llamaindex_demo(*, budget: int = 16_000, trajectory: Trajectory | None =
         return live
 
     live = asyncio.run(replay())
-    recorded: set[tuple[str, ...]] = set().union(*(_pieces(m) for m in messages))
+    recorded: set[Piece] = set().union(*(message_pieces(m) for m in messages))
     for oid in live.processor.offload.ids():
         for m in live.processor.reload(oid):
             if not m.metadata.get("ctxmgr"):  # nested stand-ins are not originals
-                assert _pieces(m) <= recorded, "reload must give the original back"
+                assert message_pieces(m) <= recorded, "reload must give the original back"
         report.reload_checked += 1
     return report
