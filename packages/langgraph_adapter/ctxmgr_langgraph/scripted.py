@@ -12,13 +12,12 @@ and hand-built graphs with it; only the model is fake.
 from __future__ import annotations
 
 import json
-from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmgr import Message, TokenCounter, ToolResultBlock
-from ctxmgr.messages import thaw
+from ctxmgr import Message, TokenCounter
+from ctxmgr.replay.recorded_tools import RecordedTools
 from ctxmgr_langgraph.convert import to_langchain
 
 try:
@@ -125,9 +124,6 @@ class RecordedRun:
     def from_messages(cls, messages: Sequence[Message]) -> RecordedRun:
         """Split a recording (system prompt, user turns, answers, tool outputs)."""
         system = [m for m in messages if m.role == "system"]
-        calls: dict[str, tuple[str, str]] = {}
-        outputs: dict[tuple[str, str], list[Any]] = defaultdict(list)
-        arguments: dict[str, set[str]] = defaultdict(set)
         turns: list[list[Message]] = []
         answers: list[Message] = []
         previous = None
@@ -138,20 +134,13 @@ class RecordedRun:
                 turns[-1].append(m)
             elif m.role == "assistant":
                 answers.append(m)
-                for use in m.tool_uses:
-                    key = (use.name, _canonical(use.input))
-                    calls[use.id] = key
-                    arguments[use.name].update(use.input)
-            for block in m.content:
-                if isinstance(block, ToolResultBlock) and block.tool_use_id in calls:
-                    outputs[calls[block.tool_use_id]].append(block.text)
             if m.role != "system":
                 previous = m.role
+        recorded = RecordedTools.from_messages(messages)
         return cls(system_prompt="\n\n".join(m.text for m in system) or None,
                    turns=tuple(tuple(t) for t in turns), answers=tuple(answers),
-                   outputs={k: tuple(v) for k, v in outputs.items()},
-                   tool_names=tuple(sorted(arguments)),
-                   arguments={k: tuple(sorted(v)) for k, v in arguments.items()})
+                   outputs=recorded.outputs, tool_names=tuple(sorted(recorded.arguments)),
+                   arguments=recorded.arguments)
 
     def inputs(self, turn: int = 0) -> list[BaseMessage]:
         """The user messages of one turn, as LangChain messages (ids kept)."""
@@ -173,22 +162,12 @@ class RecordedRun:
     def tools(self) -> list[BaseTool]:
         """One tool per recorded tool name; each call returns the recorded output of the
         same call (same name and arguments, in recorded order)."""
-        queues = {k: deque(v) for k, v in self.outputs.items()}
-        return [self._tool(name, queues) for name in self.tool_names]
+        replayers = RecordedTools(outputs=self.outputs, arguments=self.arguments).replayers()
+        return [self._tool(name, replayers[name]) for name in self.tool_names]
 
-    def _tool(self, name: str, queues: dict[tuple[str, str], deque[Any]]) -> BaseTool:
-        def replay(**kwargs: Any) -> Any:
-            queue = queues.get((name, _canonical(kwargs)))
-            if not queue:
-                return f"(no recorded output for {name} {_canonical(kwargs)})"
-            return queue.popleft()
-
+    def _tool(self, name: str, replay: Callable[..., str]) -> BaseTool:
         schema = {"type": "object", "title": name,
                   "properties": {a: {} for a in self.arguments.get(name, ())}}
         return StructuredTool.from_function(replay, name=name, args_schema=schema,
                                             description=f"The recorded {name} tool.")
 
-
-def _canonical(arguments: Any) -> str:
-    """One text per set of arguments (read-only mappings and tuples as JSON objects, lists)."""
-    return json.dumps(thaw(arguments), sort_keys=True, ensure_ascii=False, default=str)

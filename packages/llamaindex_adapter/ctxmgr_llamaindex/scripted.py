@@ -12,13 +12,14 @@ the tests and the benchmark drive ``FunctionAgent``, ``AgentWorkflow``,
 from __future__ import annotations
 
 import json
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmgr import Message, ToolResultBlock
+from ctxmgr import Message
 from ctxmgr.messages import thaw
+from ctxmgr.replay.recorded_tools import RecordedTools
 from ctxmgr_llamaindex.convert import to_llamaindex
 
 try:
@@ -139,31 +140,23 @@ class RecordedRun:
         Consecutive user messages are joined into one turn (a run starts with one).
         """
         system = [m for m in messages if m.role == "system"]
-        calls: dict[str, tuple[str, str]] = {}
-        outputs: dict[tuple[str, str], list[str]] = defaultdict(list)
-        arguments: dict[str, set[str]] = defaultdict(set)
         turns: list[list[Message]] = []
         answers: list[list[Message]] = []
-        for m in messages:
+        first_turn = len(messages)
+        for i, m in enumerate(messages):
             if m.role == "user" and not m.tool_results:
                 if not turns or answers[-1]:
                     turns.append([])
                     answers.append([])
+                    first_turn = min(first_turn, i)
                 turns[-1].append(m)
             elif m.role == "assistant" and turns:
                 answers[-1].append(m)
-                for use in m.tool_uses:
-                    key = (use.name, _canonical(use.input))
-                    calls[use.id] = key
-                    arguments[use.name].update(use.input)
-            for block in m.content:
-                if isinstance(block, ToolResultBlock) and block.tool_use_id in calls:
-                    outputs[calls[block.tool_use_id]].append(block.text)
+        recorded = RecordedTools.from_messages(messages[first_turn:])  # calls of the turns
         return cls(system_prompt="\n\n".join(m.text for m in system) or None,
                    turns=tuple(_joined(t) for t in turns),
                    answers=tuple(tuple(a) for a in answers),
-                   outputs={k: tuple(v) for k, v in outputs.items()},
-                   arguments={k: tuple(sorted(v)) for k, v in arguments.items()})
+                   outputs=recorded.outputs, arguments=recorded.arguments)
 
     def user_message(self, turn: int = 0) -> ChatMessage:
         """The user message that starts ``turn``."""
@@ -194,16 +187,10 @@ class RecordedRun:
     def tools(self) -> list[FunctionTool]:
         """One tool per recorded tool name; each call returns the recorded output of the
         same call (same name and arguments, in recorded order)."""
-        queues = {k: deque(v) for k, v in self.outputs.items()}
-        return [self._tool(name, queues) for name in sorted(self.arguments)]
+        replayers = RecordedTools(outputs=self.outputs, arguments=self.arguments).replayers()
+        return [self._tool(name, replay) for name, replay in replayers.items()]
 
-    def _tool(self, name: str, queues: dict[tuple[str, str], deque[str]]) -> FunctionTool:
-        def replay(**kwargs: Any) -> str:
-            queue = queues.get((name, _canonical(kwargs)))
-            if not queue:
-                return f"(no recorded output for {name} {_canonical(kwargs)})"
-            return queue.popleft()
-
+    def _tool(self, name: str, replay: Callable[..., str]) -> FunctionTool:
         fields: dict[str, Any] = {a: (Any, None) for a in self.arguments.get(name, ())}
         schema: type[BaseModel] = create_model(name, __config__=ConfigDict(extra="allow"),
                                                **fields)
@@ -218,7 +205,3 @@ def _joined(messages: Sequence[Message]) -> Message:
     return Message(role="user", content=tuple(b for m in messages for b in m.content),
                    id=first.id)
 
-
-def _canonical(arguments: Any) -> str:
-    """One text per set of arguments (read-only mappings and tuples as JSON objects, lists)."""
-    return json.dumps(thaw(arguments), sort_keys=True, ensure_ascii=False, default=str)
