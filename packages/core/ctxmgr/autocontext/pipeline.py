@@ -66,18 +66,18 @@ def needs_compression(tokens: int, count: int, config: AutoContextConfig) -> boo
     return tokens >= config.trigger_tokens or count >= config.msg_threshold
 
 
-def _pays_off(*, removed: int, summary_input: int, busted: int, model_calls: int,
-              config: AutoContextConfig) -> bool:
-    """An LLM summary of ``removed`` tokens is worth making though the prompt fits the
-    window: over as many further calls as the history holds (``model_calls``), the
-    cached tokens it removes cost more than its summarizer input and output, the
-    summary read uncached once and the ``busted`` tokens after it that lose the cache."""
+def _pays_off(*, removed: int, stand_in: int, summarizer_tokens: int, busted: int,
+              model_calls: int, config: AutoContextConfig) -> bool:
+    """An edit that replaces ``removed`` tokens by a ``stand_in`` is worth making though
+    the prompt fits the window: over as many further calls as the history holds
+    (``model_calls``), the cached tokens it removes cost more than the summarizer's
+    input and output (none for an offload), the stand-in read uncached once and the
+    ``busted`` tokens after it that lose the cache."""
     price = config.cached_token_price
     if price is None:
         return True
-    summary = min(_SUMMARY_TOKENS, removed)
-    saved = price * (removed - summary) * model_calls
-    spent = summary_input + summary + (1 - price) * (summary + busted)
+    saved = price * (removed - stand_in) * model_calls
+    spent = summarizer_tokens + (1 - price) * (stand_in + busted)
     return saved >= spent
 
 
@@ -131,28 +131,18 @@ class _Pass:
     def rejected(self, n: int, original: Sequence[Message]) -> bool:
         return self._key(n, original) in self._rejected
 
-    def wanted(self, plan: Plan, original: Sequence[Message], summary_input: int) -> bool:
-        """A summary the window or the message count requires, or one that pays off."""
+    def wanted(self, plan: Plan, removed: int, stand_in: int, summarizer_tokens: int = 0
+               ) -> bool:
+        """An edit the window or the message count requires, or one that pays off (a
+        summary is judged before it is made, on its expected size; an offload on its
+        preview)."""
         if self.tokens > self.config.budget_tokens or self.count_bound:
             return True
-        return _pays_off(removed=sum(self.counter.count(m) for m in original),
-                         summary_input=summary_input,
+        return _pays_off(removed=removed, stand_in=stand_in,
+                         summarizer_tokens=summarizer_tokens,
                          busted=sum(self.counter.count(m)
                                     for m in self.work[plan.end:self.edited_from]),
                          model_calls=self.model_calls, config=self.config)
-
-    def _offload_wanted(self, plan: Plan, old: int, new: int) -> bool:
-        """An offload the window or the message count requires, or one whose removed
-        tokens, kept cached over as many further calls as the conversation has made,
-        would cost more than the cache it breaks (the stand-in and what follows it are
-        read uncached once): the summaries' payback rule without a summarizer's bill."""
-        if self.tokens > self.config.budget_tokens or self.count_bound:
-            return True
-        price = self.config.cached_token_price
-        if price is None:
-            return True
-        busted = sum(self.counter.count(m) for m in self.work[plan.end:self.edited_from])
-        return price * (old - new) * self.model_calls >= (1 - price) * (new + busted)
 
     def skip(self, strategy: Strategy, summary_input: int, started: float,
              reason: str | None) -> None:
@@ -174,7 +164,7 @@ class _Pass:
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
             return None
-        if plan.instruction is None and not self._offload_wanted(plan, old, new):
+        if plan.instruction is None and not self.wanted(plan, old, new):
             return None  # may pay once a later edit has broken the cache before it
         if plan.offload_id is None:
             fresh = not self.offload.exists(offload_id)
@@ -254,7 +244,9 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                     sent = clip_for_summary(original, config.summary_input_chars)
                     summary_input = counter.count_text(
                         plan.instruction + "\n" + render_transcript(sent))
-                    if not run.wanted(plan, original, summary_input):
+                    removed = sum(counter.count(m) for m in original)
+                    expected = min(_SUMMARY_TOKENS, removed)  # before the summarizer answers
+                    if not run.wanted(plan, removed, expected, summary_input + expected):
                         continue  # nothing requires this summary, and it would not pay
                     outcome = yield _SummaryRequest(sent, plan.instruction)
                     if outcome.text is None:
