@@ -86,6 +86,14 @@ _NUMBERS: tuple[Callable[[random.Random], str], ...] = (
     lambda r: f"My laptop is at {r.randrange(5, 30)}% battery, bear with me.",
     lambda r: f"That's the {r.randrange(3, 9)}th complaint this week.",
     lambda r: f"The old order from {r.randrange(2015, 2022)} is unrelated, ignore it.",
+    lambda r: f"The last invoice was ${r.randrange(20, 400)}.{r.randrange(10, 99)} and it's "
+              "already paid.",
+    lambda r: f"Order {r.randrange(100_000, 999_999)} was a different customer.",
+    lambda r: f"The call with finance is at {r.randrange(1, 12)}:{r.randrange(10, 59)}, "
+              "I'll drop off then.",
+    lambda r: f"We shipped {r.randrange(100, 5000):,} parcels last month, a record.",
+    lambda r: f"My extension is {r.randrange(100, 999)} if you need to reach me.",
+    lambda r: f"Only {r.randrange(2, 40)}% of the tickets today are about shipping.",
 )
 
 _LEADS = ("Quick one.", "Okay, another thing.", "Before I forget:", "Also,",
@@ -132,7 +140,7 @@ _CLARIFY = ("Do you want me to contact the customer directly, or draft something
 def user_filler(rng: random.Random) -> str:
     """One short user turn that carries no planted value."""
     kind = rng.choices(("courtesy", "question", "request", "status", "small talk", "number"),
-                       (5, 4, 4, 3, 2, 2))[0]
+                       (5, 4, 4, 3, 2, 4))[0]
     if kind == "number":
         return rng.choice(_NUMBERS)(rng)
     return rng.choice({"courtesy": _COURTESIES, "question": _QUESTIONS, "request": _REQUESTS,
