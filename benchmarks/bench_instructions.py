@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ctxmgr.replay.instructions import (
     FAMILIES,
@@ -57,6 +57,13 @@ COMPRESSORS = ("ctxmgr", "checklist", "ceiling")
 def _fail(message: str) -> int:
     print(f"bench_instructions: {message}", file=sys.stderr)
     return 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its own errors (``--sessions x``) in one line too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"bench_instructions: {message}\n")
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -163,7 +170,7 @@ def targets_line(summaries: Sequence[RoundSummary]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=30,
                         help="sessions per kind and family (default 30)")
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first session")

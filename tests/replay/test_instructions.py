@@ -338,6 +338,15 @@ def test_bad_input_is_one_line_and_exit_2(bench: ModuleType, capsys: pytest.Capt
     assert err == f"bench_instructions: {message}\n"
 
 
+def test_a_malformed_argument_is_one_line_and_exit_2(
+        bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        bench.main(["--sessions", "x"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        "bench_instructions: argument --sessions: invalid int value: 'x'\n")
+
+
 def test_the_benchmark_writes_its_section_and_leaves_the_others(
         bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     results = tmp_path / "RESULTS.md"
