@@ -275,8 +275,9 @@ class _Builder:
             drafts.append(_Draft(type=t, subject=subject, position=p,
                                  value=draw(subject.value, rng, self.taken)))
         updatable = [k for k, d in enumerate(drafts) if d.type in UPDATABLE]
-        # updates need room after the planting: earlier items first
-        updatable.sort(key=lambda k: (POSITIONS.index(drafts[k].position), rng.random()))
+        rng.shuffle(updatable)
+        # an update needs room after the planting: early and middle items first
+        updatable.sort(key=lambda k: drafts[k].position == "late")
         for k in updatable[:spec.updates]:
             drafts[k].new_value = draw(drafts[k].subject.value, rng, self.taken)
         return drafts
@@ -314,7 +315,8 @@ class _Builder:
         for k, d in enumerate(drafts):
             if d.new_value is None:
                 continue
-            lo = max(plants[k] + 2, bounds["late"][0] if rng.random() < 0.6 else plants[k] + 2)
+            soonest = plants[k] + 2
+            lo = max(soonest, bounds["late"][0]) if rng.random() < 0.6 else soonest
             ends[k] = place(_Event(k, "update"), min(lo, last), last, {plants[k]})
         restated = [k for k in range(len(drafts))
                     if ends.get(k, last + 1) - plants[k] >= 3]
