@@ -40,7 +40,7 @@ import pytest
 from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr._version import __version__
-from ctxmgr.autocontext.config import STRATEGY_NAMES
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE
 from ctxmgr.cli import main
 from ctxmgr.convert import from_openai

@@ -114,10 +114,9 @@ delete memos that are stale."""
 
 
 RELOAD_SYSTEM_PROMPT = """\
-Some earlier messages were compressed to save context. A compressed message ends \
-with a tag like <!-- CONTEXT_OFFLOAD: uuid=ID -->. If you need the original \
-content, call the context_reload tool with that uuid; a long range comes back in \
-pages. Do not mention these ids to the user."""
+Earlier messages were compressed; each ends with <!-- CONTEXT_OFFLOAD: uuid=ID -->. \
+For an original, call context_reload with that uuid (long ones come in pages). Never \
+show these ids to the user."""
 
 RELOAD_HINT_ID = "ctxmgr-reload-hint"
 """Id of the system message that carries :data:`RELOAD_SYSTEM_PROMPT` in a prompt."""

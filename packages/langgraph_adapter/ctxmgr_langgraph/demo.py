@@ -13,6 +13,7 @@ point, so ``ctxmgr`` itself never imports LangChain.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +42,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["ReloadShown", "run_agent_demo"]
 
 RELOAD_CALL_ID = "ctxmgr-demo-reload"
+_NEXT_PAGE = re.compile(r'"page": (\d+)\} for the next')
+_MAX_PAGES = 5
 ASK_RELOAD = "Bring back one detail you compressed earlier, exactly."
 
 
@@ -104,7 +107,7 @@ def run_agent_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None
             progress(k + 1, calls, report.managed[-1], tuple(report.fired.get(k, ())))
 
     script: list[Any] = [*run.answer_messages("demo"), _ask_reload(reload_box),
-                         _read_reload(reload_box)]
+                         *(_read_reload(reload_box) for _ in range(_MAX_PAGES))]
     model = run.model(id_prefix="demo", on_call=on_call)
     model.messages = iter(script)
     store = InMemoryStore()
@@ -151,9 +154,12 @@ def _originals(agent: Any, config: Any) -> dict[str, dict[str, Any]]:
 
 
 def _ask_reload(box: dict[str, Any]) -> Callable[[list[BaseMessage]], AIMessage]:
-    """The scripted model's extra step: reload the latest offload id it was shown."""
+    """The scripted model's extra step: reload the latest offload id it was shown, a
+    tool output cut to a preview first (one detail, not a whole summarized range)."""
     def answer(prompt: list[BaseMessage]) -> AIMessage:
-        ids = [i for m in prompt for i in find_offload_ids(_text(m))]
+        previews = [i for m in prompt if isinstance(m, ToolMessage)
+                    for i in find_offload_ids(_text(m))]
+        ids = previews or [i for m in prompt for i in find_offload_ids(_text(m))]
         if not ids:
             box["asked"] = False
             return AIMessage(content="Nothing was compressed, so there is nothing to reload.")
@@ -164,11 +170,19 @@ def _ask_reload(box: dict[str, Any]) -> Callable[[list[BaseMessage]], AIMessage]
 
 
 def _read_reload(box: dict[str, Any]) -> Callable[[list[BaseMessage]], AIMessage]:
+    """Read the reload's answer; while the pages so far hold only earlier summaries (no
+    original tool output yet), ask for the next page, as a model would."""
     def answer(prompt: list[BaseMessage]) -> AIMessage:
         reply = next((m for m in reversed(prompt) if isinstance(m, ToolMessage)
-                      and m.tool_call_id == RELOAD_CALL_ID), None)
+                      and str(m.tool_call_id).startswith(RELOAD_CALL_ID)), None)
         if reply is not None:
-            box["text"] = _text(reply)
+            box["text"] = box.get("text", "") + _text(reply)
+            more = _NEXT_PAGE.search(_text(reply))
+            if more is not None and "[tool result" not in _text(reply) and int(
+                    more.group(1)) <= _MAX_PAGES:
+                return AIMessage(content="", tool_calls=[{
+                    "name": "context_reload", "id": f"{RELOAD_CALL_ID}-{more.group(1)}",
+                    "args": {"uuid": box["offload_id"], "page": int(more.group(1))}}])
         return AIMessage(content="Done: the detail is back.")
     return answer
 

@@ -7,7 +7,9 @@ import math
 
 import pytest
 
-from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext import AutoContextMemory
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.prompts import (
     CURRENT_LARGE_PROMPT,
     CURRENT_ROUND_PROMPT,
@@ -58,7 +60,8 @@ def test_default_prompts_are_the_shipped_per_strategy_prompts() -> None:
 def test_strategy_names_number_the_strategies_cheapest_first() -> None:
     assert STRATEGY_NAMES == {1: "tool_runs", 2: "offload_protected", 3: "offload_all",
                               4: "previous_rounds", 5: "current_large", 6: "current_round",
-                              7: "offload_history", 8: "offload_working_set"}
+                              7: "offload_history", 8: "offload_working_set",
+                              9: "user_turns"}
 
 
 # ---------------------------------------------------------------- derived budgets
@@ -230,10 +233,17 @@ def test_target_ratio_may_not_exceed_token_ratio() -> None:
         AutoContextConfig(token_ratio=0.5, target_ratio=0.6)
 
 
-@pytest.mark.parametrize("bad", [{0}, {9}, {1, 10}])
-def test_disabled_strategies_must_be_numbers_one_to_eight(bad: set[int]) -> None:
-    with pytest.raises(ConfigError, match=r"disabled_strategies must hold numbers 1-8"):
-        AutoContextConfig(disabled_strategies=bad)
+@pytest.mark.parametrize("bad", [{0}, {-1}, {"6"}, {True}])
+def test_disabled_strategies_must_be_strategy_numbers(bad: set[object]) -> None:
+    with pytest.raises(ConfigError, match=r"disabled_strategies must hold strategy numbers"):
+        AutoContextConfig(disabled_strategies=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [{10}, {1, 42}])
+def test_a_compressor_refuses_to_disable_a_strategy_that_does_not_exist(bad: set[int]) -> None:
+    config = AutoContextConfig(disabled_strategies=bad)
+    with pytest.raises(ConfigError, match=r"got \[(10|42)\]; the strategies are 1 \(tool_runs\)"):
+        AutoContextMemory(config)
 
 
 @pytest.mark.parametrize("field", ["disabled_strategies", "never_compress_tools", "pinned_ids"])

@@ -14,11 +14,12 @@ import builders
 import pytest
 from builders import LARGE, SMALL, C, answer, dicts, expand, plain_window, system, user
 
-from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import acompress, compress, needs_compression
-from ctxmgr.autocontext.strategies.offload_protected import previewed
+from ctxmgr.autocontext.strategies.offload_protected import OffloadProtected, previewed
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import (
@@ -159,7 +160,7 @@ def test_compression_stops_as_soon_as_the_target_is_reached() -> None:
     for k in range(6):
         h += [*group(f"a{k}", LARGE), answer("done", f"f{k}"), user(f"q{k}", f"u{k + 2}")]
     results = [m for m in h if m.id.endswith(".result")]
-    savings = [C.count(m) - C.count(previewed(m, "0" * 32, chars=200, strategy=2))
+    savings = [C.count(m) - C.count(previewed(m, "0" * 32, chars=200, by=OffloadProtected()))
                for m in results]
     total = C.count_messages(h)
     after_three = total - sum(savings[:3])

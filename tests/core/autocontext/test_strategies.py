@@ -25,7 +25,8 @@ from builders import (
     user,
 )
 
-from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
@@ -309,15 +310,15 @@ def test_offload_protected_keeps_the_tool_name_of_an_openai_result() -> None:
     assert out[2] == raw[2]
 
 
-def test_offload_protected_cuts_large_text_messages_to_a_preview() -> None:
+def test_offload_protected_cuts_large_agent_text_to_a_preview_and_leaves_the_user_alone(
+) -> None:
     h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("B" * LARGE, "u2"),
          answer("ok", "f2"), user("last", "u3")]
     res, _ = only(2, h, config())
-    for mid in ("f1", "u2"):
-        m = by_id(res.messages)[mid]
-        assert m.role == h[[x.id for x in h].index(mid)].role
-        assert m.text == h[[x.id for x in h].index(mid)].text[:200] + "...\n" + offload_tag(
-            str(meta(m)["offload_id"]))
+    m = by_id(res.messages)["f1"]
+    assert m.role == "assistant"
+    assert m.text == "A" * 200 + "...\n" + offload_tag(str(meta(m)["offload_id"]))
+    assert by_id(res.messages)["u2"] == h[3]  # the user's words go last
 
 
 def test_offload_preview_length_follows_offload_preview_chars() -> None:
@@ -429,16 +430,20 @@ def test_previous_rounds_keep_the_user_message_of_every_summarized_round() -> No
     assert message_to_dict(res.messages[3]) == message_to_dict(h[7])
 
 
-def test_previous_rounds_roll_small_rounds_into_the_earlier_summary() -> None:
+def test_previous_rounds_never_take_a_user_turn_into_a_summary() -> None:
     h = [system(), user("task", "u1"), *groups("a", 2, 400), answer("one", "f1"),
          user("second", "u2"), *groups("b", 2, 400), answer("two", "f2"),
          user("third", "u3"), *groups("c", 2, 400), answer("three", "f3"), user("now", "u4")]
-    cfg = config(min_compression_tokens=300)  # each round alone (~230 tokens) is too small
-    res, store = only(4, h, cfg)
-    assert [m.id for m in res.messages] == ["sys", "u1", "a0.call", "u4"]
-    # the second span absorbed the first summary: one summary, not a pile
-    assert [e.strategy for e in res.events] == [4, 4]
-    assert dicts(expand_one(store, res.messages[2])) == dicts(h[2:-1])
+    # each round alone (~230 tokens) is too small, and rounds are not joined across the
+    # user's turns (AgentScope joined them, user messages and all)
+    assert spans(4, h, config(min_compression_tokens=300)) == []
+    res, store = only(4, h, config(min_compression_tokens=0))
+    assert [m.id for m in res.messages] == ["sys", "u1", "a0.call", "u2", "b0.call", "u3",
+                                            "c0.call", "u4"]
+    assert [m.text for m in res.messages if m.role == "user"] == [
+        m.text for m in h if m.role == "user"]
+    assert [e.strategy for e in res.events if e.status == "applied"] == [4, 4, 4]
+    assert dicts(expand_one(store, res.messages[2])) == dicts(h[2:7])
 
 
 def test_previous_rounds_skip_the_latest_round() -> None:
@@ -449,7 +454,7 @@ def test_previous_rounds_skip_the_latest_round() -> None:
                                                  "b1.result", "f2"]
 
 
-def test_previous_rounds_join_small_rounds_until_worth_a_summary() -> None:
+def test_previous_rounds_summarize_each_round_once_it_is_worth_a_summary() -> None:
     h = [system(), user("task", "u1"), *groups("a", 2, SMALL), answer("one", "f1"),
          user("second", "u2"), *groups("b", 2, LARGE), answer("two", "f2"), user("third", "u3")]
     assert spans(4, h, config(min_compression_tokens=0)) == [(2, 7), (8, 13)]
@@ -458,8 +463,8 @@ def test_previous_rounds_join_small_rounds_until_worth_a_summary() -> None:
     small_first = [system(), user("task", "u1"), *groups("a", 2, SMALL), answer("one", "f1"),
                    user("second", "u2"), *groups("b", 2, SMALL), answer("two", "f2"),
                    user("third", "u3")]
-    # two small rounds (~80 tokens each) are summarized together once worth it
-    assert spans(4, small_first, config(min_compression_tokens=150)) == [(2, 13)]
+    # two small rounds (~80 tokens each) are not joined across the user's turn u2
+    assert spans(4, small_first, config(min_compression_tokens=150)) == []
     assert spans(4, h, config(min_compression_tokens=5000)) == []  # ranges under the minimum
 
 

@@ -109,23 +109,20 @@ def support_chat(turns: int) -> list[Message]:
     return h
 
 
-def test_the_turns_before_the_working_set_make_room_before_it_is_cut() -> None:
+def test_over_the_budget_the_user_turns_are_the_last_thing_cut() -> None:
     cfg = AutoContextConfig(max_tokens=4000, disabled_strategies={1, 4, 5, 6})  # no LLM
     mem = AutoContextMemory(cfg, counter=C)
     h = support_chat(turns=20)
     assert C.count_messages(h) > cfg.budget_tokens
     mem.add(h)
     events = [e for e in mem.compress_if_needed() if e.status == "applied"]
-    assert [e.name for e in events] == ["offload_history"]  # one note, nothing else cut
-    assert mem.messages[-6:] == h[-6:]  # the three lookups verbatim
+    assert events and {e.name for e in events} <= {"offload_history", "offload_working_set"}
     assert mem.tokens <= cfg.budget_tokens
     assert validate_pairing(mem.messages) == []
-    [note] = [m for m in mem.messages if CompressedMarker.of(m)]
-    assert "earlier messages offloaded to make room" in note.text
-    assert mem.reload(events[0].offload_id or "") == [  # the turns, byte for byte
-        m for m in h if m.id in set(events[0].replaced_ids)]
-    assert mem.messages[1] == h[1]  # the task stays; so does the latest user turn
-    assert {m.id for m in mem.messages} >= {"sys", "u0", "u20"}
+    # every turn the user wrote is still there, word for word
+    assert [m for m in mem.messages if m.role == "user"] == [m for m in h if m.role == "user"]
+    for e in events:  # what went is reloadable, byte for byte
+        assert mem.reload(e.offload_id or "") == [m for m in h if m.id in set(e.replaced_ids)]
 
 
 def test_under_the_budget_the_turns_stay() -> None:

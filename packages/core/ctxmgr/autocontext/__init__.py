@@ -1,6 +1,6 @@
-"""AutoContextMemory: six-strategy progressive compression, reversible by id."""
+"""AutoContextMemory: AgentScope's six strategies plus three last resorts, reversible by id."""
 
-from ctxmgr.autocontext.config import STRATEGY_NAMES, AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.edits import Edit, apply_edits, diff_edits
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
@@ -13,6 +13,7 @@ from ctxmgr.autocontext.processor import (
     history_processor,
 )
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL, handle_reload_call
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.summarizers import (
     AsyncSummarizer,
     ExtractiveSummarizer,

@@ -22,7 +22,7 @@ from ctxmgr.messages import ToolUseBlock
 
 __all__ = ["KEY_CHARS", "collapse_whitespace", "key_argument"]
 
-KEY_CHARS = 80
+KEY_CHARS = 60
 """Longest head of a key argument: enough for a shell command's first line or a path."""
 
 _WS = re.compile(r"\s+")
@@ -61,7 +61,7 @@ def key_argument(use: ToolUseBlock) -> str:
         if _PATH.fullmatch(v.strip()):
             return _head(v)
     for v in values:
-        if not is_plain_word(v.strip()):
+        if not is_plain_word(v.strip()) and any(ch.isalpha() for ch in v):
             return _head(v)
     return _head(values[0]) if values else ""
 

@@ -30,7 +30,8 @@ __all__ = [
     "PREVIEW_SHARE_OF_LARGE",
     "RESERVE_MAX_TOKENS",
     "RESERVE_WINDOW_SHARE",
-    "STRATEGY_NAMES",
+    "RECORD_CHARS_PER_WINDOW_TOKEN",
+    "USER_NOTE_CHARS_PER_WINDOW_TOKEN",
     "TAIL_ROOM_SHARE",
     "AutoContextConfig",
 ]
@@ -70,17 +71,15 @@ RESERVE_MAX_TOKENS = 4096
 
 Auto = int | Literal["auto"]
 
-STRATEGY_NAMES: dict[int, str] = {
-    1: "tool_runs",
-    2: "offload_protected",
-    3: "offload_all",
-    4: "previous_rounds",
-    5: "current_large",
-    6: "current_round",
-    7: "offload_history",
-    8: "offload_working_set",
-}
-
+RECORD_CHARS_PER_WINDOW_TOKEN = 0.3
+"""``record_chars="auto"``: the record of tool calls a stand-in carries holds up to this
+many characters per window token (4,800 at a 16k window): on the recorded coding runs
+it names nine in ten of the agent's earlier calls at 16k. See benchmarks/RESULTS.md."""
+USER_NOTE_CHARS_PER_WINDOW_TOKEN = 2.0
+"""``user_note_chars="auto"``: the note of the user's words holds up to this many
+characters per window token. It is written only when every other message is compressed
+already, so on a small window it may take most of the room (800 characters at 400
+tokens); what does not fit stays reloadable."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AutoContextConfig:
@@ -142,6 +141,20 @@ class AutoContextConfig:
     its own text nor the rest of the prompt shows, most recent first: the agent can
     still copy them without a reload. ``"auto"``: ``max_tokens *``
     :data:`IDENTIFIERS_CHARS_PER_WINDOW_TOKEN`. 0 leaves the line out."""
+    record_chars: Auto = AUTO
+    """Characters of the record every summary and note carries of the range it replaced:
+    its tool calls (name, key argument, and the exit status and first error line of those
+    that failed), oldest first, and the files they named, so the agent does not redo
+    them whatever the summary says. ``"auto"``: ``max_tokens *``
+    :data:`RECORD_CHARS_PER_WINDOW_TOKEN`. The newest calls are kept when it is full;
+    0 leaves the record out."""
+    user_note_chars: Auto = AUTO
+    """Characters of the note that carries, verbatim, what the user said that still
+    stands (instructions, rules, constraints, preferences, facts with values, goals)
+    once their messages must be compressed (the last thing ctxmgr compresses).
+    ``"auto"``: ``max_tokens *`` :data:`USER_NOTE_CHARS_PER_WINDOW_TOKEN`; never more
+    than the room the budget leaves. What does not fit stays in the reloadable
+    original."""
     current_round_compression_ratio: float = 0.3
     """Strategy 6's target share of the current round's characters."""
     summary_input_chars: int = 1000
@@ -160,7 +173,8 @@ class AutoContextConfig:
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
-    """Strategy numbers (1-8) never to run."""
+    """Strategy numbers never to run (1-9: see the README's table of strategies; an
+    unknown number is refused when a compressor is built with this config)."""
     never_compress_tools: frozenset[str] = field(default_factory=frozenset)
     """Tool names whose calls and results are never offloaded or summarized."""
     pinned_ids: frozenset[str] = field(default_factory=frozenset)
@@ -173,7 +187,8 @@ class AutoContextConfig:
 
     def __post_init__(self) -> None:
         for name in ("large_payload_threshold", "offload_preview_chars",
-                     "min_compression_tokens", "reserve_output_tokens", "identifiers_chars"):
+                     "min_compression_tokens", "reserve_output_tokens", "identifiers_chars",
+                     "record_chars", "user_note_chars"):
             value = getattr(self, name)
             if isinstance(value, str) and value != AUTO:
                 raise ConfigError(f"{name} must be a number or 'auto', got {value!r}")
@@ -192,7 +207,7 @@ class AutoContextConfig:
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
                   "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
         _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens",
-                      "identifiers_chars",
+                      "identifiers_chars", "record_chars", "user_note_chars",
                       "reserve_output_tokens", "keep_tool_results")
         if not 0 <= self.safety_margin < 0.5:
             raise ConfigError(f"safety_margin must be in [0, 0.5), got {self.safety_margin!r}")
@@ -214,9 +229,9 @@ class AutoContextConfig:
             raise ConfigError(
                 f"target_ratio must not exceed token_ratio, got target_ratio="
                 f"{self.target_ratio!r} > token_ratio={self.token_ratio!r}")
-        unknown = self.disabled_strategies - STRATEGY_NAMES.keys()
-        if unknown:
-            raise ConfigError(f"disabled_strategies must hold numbers 1-8, got {sorted(unknown)}")
+        for n in self.disabled_strategies:
+            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+                raise ConfigError(f"disabled_strategies must hold strategy numbers, got {n!r}")
 
     @property
     def reserve_tokens(self) -> int:
@@ -267,6 +282,20 @@ class AutoContextConfig:
             return int(self.identifiers_chars)
         return int(self.max_tokens * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN)
 
+    @property
+    def record_limit(self) -> int:
+        """Characters of a stand-in's record of tool calls (``record_chars`` resolved)."""
+        if self.record_chars != AUTO:
+            return int(self.record_chars)
+        return int(self.max_tokens * RECORD_CHARS_PER_WINDOW_TOKEN)
+
+    @property
+    def user_note_limit(self) -> int:
+        """Characters of the note of the user's words (``user_note_chars`` resolved)."""
+        if self.user_note_chars != AUTO:
+            return int(self.user_note_chars)
+        return int(self.max_tokens * USER_NOTE_CHARS_PER_WINDOW_TOKEN)
+
     def effective(self) -> dict[str, int]:
         """The sizes this config works with on its window, every ``"auto"`` resolved."""
         return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
@@ -274,7 +303,8 @@ class AutoContextConfig:
                 "target_tokens": self.target_tokens, "msg_threshold": self.msg_threshold,
                 "large_chars": self.large_chars, "preview_chars": self.preview_chars,
                 "min_range_tokens": self.min_range_tokens,
-                "identifiers_chars": self.identifiers_limit, "last_keep": self.last_keep}
+                "identifiers_chars": self.identifiers_limit, "record_chars": self.record_limit,
+                "user_note_chars": self.user_note_limit, "last_keep": self.last_keep}
 
     def __repr__(self) -> str:
         parts: list[str] = []

@@ -48,23 +48,36 @@ def strip_offload_tags(text: str) -> str:
     return _ANY_TAG_RE.sub("", text)
 
 
+_LEGACY_RANGES = frozenset({1, 4, 6, 7})
+"""Markers written before they recorded ``range`` (checkpoints of older versions): the
+strategies whose stand-in was then one message for a range."""
+_LEGACY_ROUND_ENDS = frozenset({4})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompressedMarker:
-    """What ctxmgr records on a message it wrote in place of others."""
+    """What ctxmgr records on a message it wrote in place of others.
+
+    The strategy that wrote it declares what the marker says (see
+    :class:`~ctxmgr.autocontext.strategies.base.Strategy`), so no reader needs to know
+    strategy numbers.
+    """
 
     strategy: int
-    """The strategy (1-8) that wrote it."""
+    """The strategy that wrote it (its ``number``)."""
     offload_id: str
     """Where its originals are: ``context_reload`` with this id gives them back."""
+    range: bool = False
+    """One message standing for a range (a summary or a note), not a message cut to a
+    preview: it is never taken for a final answer."""
+    closes_round: bool = False
+    """It stands for finished rounds, each ending with the agent's answer."""
     current_round: bool = False
-    """True for a strategy-6 summary of the round still in progress."""
-
-    SUMMARIES = frozenset({1, 4, 6, 7})
-    """Strategies whose stand-in replaces a range with one summary message."""
+    """It summarizes the round still in progress."""
 
     @property
     def is_summary(self) -> bool:
-        return self.strategy in self.SUMMARIES
+        return self.range
 
     @classmethod
     def of(cls, message: Message) -> CompressedMarker | None:
@@ -73,15 +86,23 @@ class CompressedMarker:
         if not isinstance(meta, Mapping) or not meta.get("compressed"):
             return None
         strategy = meta.get("strategy")
+        number = strategy if isinstance(strategy, int) and not isinstance(strategy, bool) else 0
         offload_id = meta.get("offload_id")
-        return cls(strategy=strategy if isinstance(strategy, int) else 0,
+        is_range = meta.get("range")
+        closes = meta.get("closes_round")
+        return cls(strategy=number,
                    offload_id=offload_id if isinstance(offload_id, str) else "",
+                   range=bool(is_range) if is_range is not None else number in _LEGACY_RANGES,
+                   closes_round=(bool(closes) if closes is not None
+                                 else number in _LEGACY_ROUND_ENDS),
                    current_round=bool(meta.get("current_round")))
 
     def metadata(self, original: Mapping[str, Any]) -> dict[str, Any]:
         """``original`` metadata with this marker added."""
         marker: dict[str, Any] = {"compressed": True, "strategy": self.strategy,
-                                  "offload_id": self.offload_id}
+                                  "offload_id": self.offload_id, "range": self.range}
+        if self.closes_round:
+            marker["closes_round"] = True
         if self.current_round:
             marker["current_round"] = True
         return {**original, METADATA_KEY: marker}

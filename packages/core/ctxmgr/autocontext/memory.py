@@ -20,7 +20,7 @@ from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import DEFAULT, CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
-from ctxmgr.autocontext.processor import with_reload_hint
+from ctxmgr.autocontext.processor import is_reload_hint, with_reload_hint
 from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
@@ -112,6 +112,7 @@ class AutoContextMemory(CompressorParts):
         """Append messages to the working view (the caller owns the history: a message
         added twice is there twice; a framework-owned history goes to ContextProcessor)."""
         new = [messages] if isinstance(messages, Message) else list(messages)
+        new = [m for m in new if not is_reload_hint(m)]  # a prompt fed back in: added anew
         self._working.extend(new)
         self._tally.extend(new)
         self._model_calls += sum(m.role == "assistant" for m in new)

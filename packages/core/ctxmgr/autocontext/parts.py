@@ -13,6 +13,7 @@ from typing import Any, TypedDict
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.strategies import check_strategies
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
 from ctxmgr.messages import Message
 from ctxmgr.prompts import reload_hint_message
@@ -68,6 +69,7 @@ class CompressorParts:
         reload_hint: bool = True,
     ) -> None:
         self.config = config or AutoContextConfig()
+        check_strategies(self.config)
         self.counter = counter or default_counter()
         self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
         self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)

@@ -22,7 +22,13 @@ from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.rounds import layout
-from ctxmgr.autocontext.strategies import STRATEGIES, Plan, Strategy, StrategyContext
+from ctxmgr.autocontext.strategies import (
+    STRATEGIES,
+    Plan,
+    Strategy,
+    StrategyContext,
+    check_strategies,
+)
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
     SummaryWorker,
@@ -37,11 +43,8 @@ from ctxmgr.tokens import TokenCounter
 
 __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 
-_LLM_STRATEGIES = frozenset({1, 4, 5, 6})
-_RANGE_STRATEGIES = frozenset({1, 4})  # the ones that shrink a long history's message count
-_LAST_RESORTS = frozenset({5, 6})  # rewrite the current round: only while over the trigger
-_OVER_BUDGET_ONLY = frozenset({7, 8})  # the last resorts: only while over the budget
 _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
+_PROBE_ID = "0" * 32  # an offload id's length, to measure a stand-in before it has its id
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +113,13 @@ class _Pass:
     def done(self) -> bool:
         return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
 
-    def idle(self, n: int) -> bool:
-        """Strategy ``n`` has nothing to do at the current size."""
-        if n in _OVER_BUDGET_ONLY:
+    def idle(self, strategy: Strategy) -> bool:
+        """``strategy`` has nothing to do at the current size (see its ``runs_when``)."""
+        if strategy.runs_when == "over_budget":
             return self.tokens <= self.config.budget_tokens
-        if n in _LAST_RESORTS:
+        if strategy.runs_when == "over_trigger":
             return self.tokens < self.config.trigger_tokens
-        return self.tokens <= self.config.target_tokens and n not in _RANGE_STRATEGIES
+        return self.tokens <= self.config.target_tokens and not strategy.reduces_count
 
     def context(self) -> StrategyContext:
         return StrategyContext(messages=self.work, layout=layout(self.work, self.config,
@@ -228,12 +231,12 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
     """Run the strategies cheapest first on ``run`` until it is small enough."""
     for strategy in STRATEGIES:
         n = strategy.number
-        if not config.enabled(n) or (n in _LLM_STRATEGIES and not use_llm):
+        if not config.enabled(n) or (strategy.uses_llm and not use_llm):
             continue
-        while not run.done() and not run.idle(n):
+        while not run.done() and not run.idle(strategy):
             progressed = skipped = False
             for plan in strategy.plan(run.context()):
-                if run.done() or run.idle(n):
+                if run.done() or run.idle(strategy):
                     break
                 original = run.work[plan.start:plan.end]
                 if run.rejected(n, original):
@@ -245,8 +248,11 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                     summary_input = counter.count_text(
                         plan.instruction + "\n" + render_transcript(sent))
                     removed = sum(counter.count(m) for m in original)
-                    expected = min(_SUMMARY_TOKENS, removed)  # before the summarizer answers
-                    if not run.wanted(plan, removed, expected, summary_input + expected):
+                    # before the summarizer answers: its expected text, and what the
+                    # stand-in carries besides (the record, the identifiers line, the tag)
+                    written = min(_SUMMARY_TOKENS, removed)
+                    expected = written + sum(counter.count(m) for m in plan.build("", _PROBE_ID))
+                    if not run.wanted(plan, removed, expected, summary_input + written):
                         continue  # nothing requires this summary, and it would not pay
                     outcome = yield _SummaryRequest(sent, plan.instruction)
                     if outcome.text is None:
@@ -285,8 +291,8 @@ def compress(
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
     Args:
-        summarizer: any object with ``summarize`` / ``asummarize``; ``None`` runs the
-            non-LLM strategies (2 and 3) only.
+        summarizer: any object with ``summarize`` / ``asummarize``; ``None`` runs only
+            the strategies that need no summarizer (their ``uses_llm`` is false).
         force: compress even when the trigger is not reached.
         model_calls: model calls the conversation has made so far (default: the
             assistant messages in ``messages``), the horizon over which a summary the
@@ -300,10 +306,12 @@ def compress(
     says why), as a failing summarizer does.
 
     Raises:
+        ConfigError: ``config`` disables a strategy that does not exist.
         ContextOverflowError: still over ``budget_tokens`` after every strategy applied
             (only what is pinned is left: system messages, the task, the latest user
             message, tool calls).
     """
+    check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)
@@ -339,6 +347,7 @@ async def acompress(
     thread: the event loop never blocks on the store, and a store bound to this very
     loop (LangGraph's async Postgres and SQLite stores) can serve them.
     """
+    check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           model_calls=model_calls, overhead_tokens=overhead_tokens)

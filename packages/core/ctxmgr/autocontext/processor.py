@@ -28,12 +28,14 @@ from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.autocontext.standins import StandIn, StandIns, check_unique_ids
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import Message
+from ctxmgr.prompts import RELOAD_HINT_ID, RELOAD_SYSTEM_PROMPT
 
 __all__ = [
     "ContextProcessor",
     "ProcessResult",
     "async_history_processor",
     "history_processor",
+    "is_reload_hint",
     "with_reload_hint",
 ]
 
@@ -132,7 +134,7 @@ class ContextProcessor(CompressorParts):
 
     def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None
                  ) -> tuple[list[Message], StandIns, int]:
-        history = [self._reuse(m) for m in history]
+        history = [self._reuse(m) for m in history if not is_reload_hint(m)]
         check_unique_ids(history)
         stand_ins = StandIns.from_json(state)
         view, calls = stand_ins.reconcile(history, self._expand)
@@ -205,6 +207,13 @@ class ContextProcessor(CompressorParts):
 
     def __repr__(self) -> str:
         return f"ContextProcessor({self.config!r}, counter={self.counter!r})"
+
+
+def is_reload_hint(m: Message) -> bool:
+    """True for the reload hint ctxmgr adds to a prompt (by id, or by text after a round
+    trip through a provider's format gave it another id): a prompt fed back in holds it,
+    and it must neither be compressed nor counted twice."""
+    return m.role == "system" and (m.id == RELOAD_HINT_ID or m.text == RELOAD_SYSTEM_PROMPT)
 
 
 def with_reload_hint(messages: Sequence[Message], hint: Message | None) -> list[Message]:

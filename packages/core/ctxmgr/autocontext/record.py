@@ -23,11 +23,13 @@ from collections.abc import Sequence
 
 from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
 from ctxmgr.autocontext.identifiers import distinctive_strings
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, thaw
 
 __all__ = [
     "CALLS_HEADER",
     "FILES_HEADER",
+    "SAID_HEADER",
     "is_record_line",
     "outcome",
     "range_record",
@@ -36,15 +38,18 @@ __all__ = [
 ]
 
 CALLS_HEADER = "Tool calls in this range (oldest first):"
+SAID_HEADER = "The agent said:"
 FILES_HEADER = "Files named:"
 _OLDER = re.compile(r"^\(\+(\d+) older tool calls? (?:not listed|in the original)\)$")
-_ERROR = re.compile(r"\b(?:error|exception|traceback|failed|failure|fatal|denied|not found)\b",
-                    re.I)
+_ERROR = re.compile(r"\b(?:error|exception|failed|failure|fatal|denied|not found)\b", re.I)
+_EXCEPTION = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit|Interrupt)\b.*:")
 _STATUS = re.compile(r"(?:returncode|exit(?:[ _]?(?:code|status))?)\W{0,3}(-?\d+)", re.I)
 _TAG = re.compile(r"<[^>]*>")
 _PATHLIKE = re.compile(r"[\w.-]*/[\w./-]+|[\w-]+\.[A-Za-z][A-Za-z0-9]{0,7}")
 _ERROR_CHARS = 120
-_SECTION_STARTS = (CALLS_HEADER, FILES_HEADER, "Identifiers in the original:")
+_SECTION_STARTS = (CALLS_HEADER, FILES_HEADER, SAID_HEADER, "Identifiers in the original:")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_SAID_CHARS = 100
 
 
 def is_record_line(line: str) -> bool:
@@ -63,12 +68,14 @@ def without_record(text: str) -> str:
 
 def outcome(result: ToolResultBlock) -> str:
     """How a call ended, in a few words: ``""`` for a success, else the exit status
-    and/or the first error line."""
+    and the first error line (the first exception line, such as ``KeyError: 'x'``,
+    rather than the ``Traceback`` line that opens it)."""
     text = result.text
     status = _STATUS.search(text[:400])
     code = int(status.group(1)) if status else 0
-    first_error = next((collapse_whitespace(_TAG.sub("", ln)) for ln in text.splitlines()
-                        if _ERROR.search(ln) and _TAG.sub("", ln).strip()), "")
+    lines = [collapse_whitespace(_TAG.sub("", ln)) for ln in text.splitlines()]
+    first_error = next((ln for ln in lines if _EXCEPTION.match(ln)), "") or next(
+        (ln for ln in lines if _ERROR.search(ln) and not ln.startswith("Traceback")), "")
     if len(first_error) > _ERROR_CHARS:
         first_error = first_error[:_ERROR_CHARS - 1] + "…"
     failed = result.is_error or code != 0
@@ -80,49 +87,57 @@ def outcome(result: ToolResultBlock) -> str:
     return ": ".join(parts)
 
 
-def _call_line(use: ToolUseBlock, result: ToolResultBlock | None) -> str:
-    head = key_argument(use)
-    line = f"- {use.name}: {head}" if head else f"- {use.name}"
+Call = tuple[str, str]
+"""(tool name, key argument and outcome) of one recorded call."""
+
+_GROUP = re.compile(r"^([A-Za-z_][\w.-]*):$")
+
+
+def _call(use: ToolUseBlock, result: ToolResultBlock | None) -> Call:
+    head = key_argument(use) or "(no arguments)"
     end = outcome(result) if result is not None else "no result yet"
-    return f"{line} → {end}" if end else line
+    return use.name, f"{head} → {end}" if end else head
 
 
-def _earlier(text: str) -> tuple[list[str], list[str], int]:
-    """The call lines, file names and count of unlisted older calls of a record in
-    ``text`` (an earlier stand-in's)."""
-    calls: list[str] = []
+def _earlier(text: str) -> tuple[list[Call], list[str], int]:
+    """The calls, file names and count of unlisted older calls of a record in ``text``
+    (an earlier stand-in's)."""
+    calls: list[Call] = []
     files: list[str] = []
     older = 0
-    section = None
+    section = False
+    name = ""
     for line in text.splitlines():
         s = line.strip()
         if s.startswith(CALLS_HEADER):
-            section = "calls"
+            section = True
             continue
         if s.startswith(FILES_HEADER):
             files.extend(f.strip() for f in s[len(FILES_HEADER):].split(",") if f.strip())
-            section = None
+            section = False
             continue
-        if section == "calls":
-            match = _OLDER.match(s)
-            if match:
-                older += int(match.group(1))
-            elif s.startswith("- "):
-                calls.append(s)
-            else:
-                section = None
+        if not section:
+            continue
+        if not s or is_record_line(s) or s.startswith("<!--"):
+            section = False
+        elif (match := _OLDER.match(s)) is not None:
+            older += int(match.group(1))
+        elif (group := _GROUP.match(s)) is not None:
+            name = group.group(1)
+        elif name:
+            calls.append((name, s))
     return calls, files, older
 
 
-def record_lines(messages: Sequence[Message]) -> tuple[list[str], list[str], int]:
-    """Every call line of ``messages`` (earlier records first, in place), the files
+def record_lines(messages: Sequence[Message]) -> tuple[list[Call], list[str], int]:
+    """Every call of ``messages`` (those of earlier records first, in place), the files
     their calls named, and how many older calls earlier records left unlisted."""
     results: dict[str, ToolResultBlock] = {}
     for m in messages:
         for b in m.content:
             if isinstance(b, ToolResultBlock):
                 results.setdefault(b.tool_use_id, b)
-    calls: list[str] = []
+    calls: list[Call] = []
     files: dict[str, None] = {}
     older = 0
     for m in messages:
@@ -132,7 +147,7 @@ def record_lines(messages: Sequence[Message]) -> tuple[list[str], list[str], int
             files.update(dict.fromkeys(old_files))
             older += old_older
         for use in m.tool_uses:
-            calls.append(_call_line(use, results.get(use.id)))
+            calls.append(_call(use, results.get(use.id)))
             for value in _strings(thaw(use.input)):
                 for token in distinctive_strings(value):
                     if _PATHLIKE.fullmatch(token):
@@ -150,36 +165,76 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-def range_record(messages: Sequence[Message], max_chars: int) -> str:
-    """The record of ``messages`` within ``max_chars`` ("" when it has no tool calls or
-    ``max_chars`` is 0): the newest calls that fit, then the files that fit."""
+def _render(calls: Sequence[Call]) -> list[str]:
+    """Calls as lines: the tool's name once per run of its calls, then one line each."""
+    out: list[str] = []
+    name = None
+    for tool, entry in calls:
+        if tool != name:
+            out.append(f"{tool}:")
+            name = tool
+        out.append(entry)
+    return out
+
+
+def range_record(messages: Sequence[Message], max_chars: int, *, agent_text: bool = True
+                 ) -> str:
+    """The record of ``messages`` within ``max_chars`` ("" when ``max_chars`` is 0 or the
+    range says nothing): the newest calls that fit, then the files they named that the
+    listed calls do not show; for a range without tool calls, what the agent said
+    (unless not ``agent_text``)."""
     if max_chars <= 0:
         return ""
     calls, files, older = record_lines(messages)
     if not calls:
-        return ""
-    kept: list[str] = []
-    size = len(CALLS_HEADER) + 1
-    room = max_chars - 40  # the line counting older calls
-    for line in reversed(calls):
-        if size + len(line) + 1 > room:
+        return _said(messages, max_chars) if agent_text else ""
+    room = max_chars - len(CALLS_HEADER) - 40  # the header, the line counting older calls
+    kept, size, name = 0, 0, None
+    for tool, entry in reversed(calls):
+        cost = len(entry) + 1 + (len(tool) + 2 if tool != name else 0)
+        if size + cost > room:
             break
-        kept.append(line)
-        size += len(line) + 1
-    kept.reverse()
-    older += len(calls) - len(kept)
+        kept, size, name = kept + 1, size + cost, tool
+    listed = calls[len(calls) - kept:]
+    older += len(calls) - kept
     out = [CALLS_HEADER]
     if older:
         s = "s" if older > 1 else ""
         out.append(f"(+{older} older tool call{s} in the original)")
-    out.extend(kept)
-    listed: list[str] = []
-    size += len(FILES_HEADER) + 1
+    out.extend(_render(listed))
+    shown = "\n".join(out)
+    size = len(shown) + len(FILES_HEADER) + 1
+    named: list[str] = []
     for f in reversed(files):
+        if f in shown:
+            continue
         if size + len(f) + 2 > max_chars:
             break
-        listed.append(f)
+        named.append(f)
         size += len(f) + 2
-    if listed:
-        out.append(f"{FILES_HEADER} {', '.join(reversed(listed))}")
+    if named:
+        out.append(f"{FILES_HEADER} {', '.join(reversed(named))}")
     return "\n".join(out)
+
+
+def _said(messages: Sequence[Message], max_chars: int) -> str:
+    """For a range of text only: the first sentence of each thing the agent said (not
+    an earlier stand-in's), newest first within ``max_chars``, shown oldest first."""
+    firsts: list[str] = []
+    for m in messages:
+        if m.role != "assistant" or CompressedMarker.of(m) is not None:
+            continue
+        line = collapse_whitespace(next((ln for ln in m.text.splitlines() if ln.strip()), ""))
+        first = _SENTENCE_END.split(line, maxsplit=1)[0]
+        if first and first not in firsts:
+            firsts.append(first[:_SAID_CHARS - 1] + "…" if len(first) > _SAID_CHARS else first)
+    kept: list[str] = []
+    size = len(SAID_HEADER)
+    for first in reversed(firsts):
+        if size + len(first) + 3 > max_chars:
+            break
+        kept.append(first)
+        size += len(first) + 3
+    if not kept:
+        return ""
+    return "\n".join([SAID_HEADER, *(f"- {f}" for f in reversed(kept))])

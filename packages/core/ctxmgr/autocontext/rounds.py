@@ -19,7 +19,8 @@ from ctxmgr.messages import Message
 from ctxmgr.pairing import ToolGroup, tool_groups
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["Layout", "is_compressed", "is_final_answer", "layout", "summary_strategy"]
+__all__ = ["Layout", "closes_round", "is_compressed", "is_final_answer", "is_range_stand_in",
+           "layout"]
 
 
 def is_compressed(m: Message) -> bool:
@@ -27,14 +28,20 @@ def is_compressed(m: Message) -> bool:
     return CompressedMarker.of(m) is not None
 
 
-def summary_strategy(m: Message) -> int | None:
-    """The strategy whose summary ``m`` is, or ``None`` for any other message."""
+def is_range_stand_in(m: Message) -> bool:
+    """True for a summary or note ctxmgr wrote for a whole range of messages."""
     marker = CompressedMarker.of(m)
-    return marker.strategy if marker is not None and marker.is_summary else None
+    return marker is not None and marker.range
+
+
+def closes_round(m: Message) -> bool:
+    """True for a stand-in of finished rounds (it ends its round, like an answer)."""
+    marker = CompressedMarker.of(m)
+    return marker is not None and marker.closes_round
 
 
 def is_final_answer(m: Message) -> bool:
-    return m.role == "assistant" and not m.has_tool_blocks and summary_strategy(m) is None
+    return m.role == "assistant" and not m.has_tool_blocks and not is_range_stand_in(m)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,6 +50,11 @@ class Layout:
 
     size: int
     pinned: frozenset[int]
+    """Never touched by any strategy: system messages, the task, the latest user
+    message, pinned ids and tools."""
+    user_turns: frozenset[int]
+    """The other user turns: the user's words go last, so only the user-turn strategy,
+    the very last resort, may touch them."""
     groups: tuple[ToolGroup, ...]
     latest_user: int
     """Index of the latest user turn, -1 if none."""
@@ -61,6 +73,12 @@ class Layout:
     summary standing for it), oldest first."""
 
     @property
+    def kept(self) -> frozenset[int]:
+        """What every strategy but the last leaves alone: the pinned messages and the
+        user's turns."""
+        return self.pinned | self.user_turns
+
+    @property
     def frozen_from(self) -> int:
         """Strategies 1-7 touch nothing from this index on: the working set and the
         in-flight tool call (only the last resort, strategy 8, may)."""
@@ -77,7 +95,7 @@ def layout(
     groups = tuple(tool_groups(messages))
     in_flight = groups[-1] if groups and groups[-1].start > latest_final else None
     ends = [i for i, m in enumerate(messages)
-            if is_final_answer(m) or summary_strategy(m) == 4]
+            if is_final_answer(m) or closes_round(m)]
     rounds: list[tuple[int, int]] = []
     bounds = [*users, n]
     k = 0  # ends are sorted: one pass pairs each user turn with its last round end
@@ -95,6 +113,7 @@ def layout(
         working_start=_working_start(messages, groups, config.keep_tool_results),
         size=n,
         pinned=frozenset(pinned),
+        user_turns=frozenset(users) - frozenset(pinned),
         groups=groups,
         latest_user=users[-1] if users else -1,
         latest_final=latest_final,

@@ -13,8 +13,8 @@ instruction phrasings; the signals are general ones, designed on generated
 sessions with many phrasings (``ctxmgr.replay.instructions``):
 
 * *Sentences.* A message is cut at line breaks and after ``.``, ``!`` or ``?``
-  followed by a space and a capital, digit or quote. ctxmgr's own markup (offload
-  tags, the headers of its notes) is not the user's and is left out.
+  followed by a space (a cut too many only splits a kept sentence in two). ctxmgr's
+  own markup (offload tags, the headers of its notes) is not the user's: left out.
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
   a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it.
 * *Values* are numbers, amounts, dates and times, quoted text and distinctive
@@ -30,78 +30,116 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ctxmgr.autocontext.identifiers import distinctive_strings
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
+from ctxmgr.autocontext.record import without_record
+from ctxmgr.messages import Message
 
 __all__ = [
     "TRIVIAL_WORDS",
+    "USER_NOTE_HEADER",
     "Statement",
+    "latest",
     "priority",
+    "scores",
+    "select",
     "sentences",
     "standing_content",
+    "statements_of",
     "supersedes",
     "value_kinds",
 ]
 
+USER_NOTE_HEADER = "What the user said earlier (verbatim; later lines win):"
+"""The first line of the note that carries the user's words (strategy 9)."""
+_NOTE_COUNT = re.compile(r"^\(\+\d+ more sentences? of theirs in the original\)$|"
+                         r"^\(nothing that still stands\)$")
+
+PASTE_LINES = 6
+"""A user message of more non-empty lines than this is mostly pasted material."""
 TRIVIAL_WORDS = 2
 """A sentence of at most this many words and no value is a courtesy ("ok, thanks",
 "go on"), not content."""
 
-_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[*-])|\n+")
+_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 
-# Grammar words (closed classes), not phrasings: what makes a sentence bind.
+# Grammar words (closed classes), not phrasings: what makes a sentence bind (negation,
+# modal verbs, "at most", the prepositions that set a limit).
 _BINDING = frozenset("""
 never not no nor don't dont doesn't won't can't cannot shouldn't mustn't isn't aren't
-must should shall always only need needs required require requires have has
-""".split())
+must should shall always only need needs required require requires have has most least
+under below above over within beyond
+""".split())  # noqa: SIM905 - a word list reads better as text
+_DEIXIS = re.compile(r"\b(?:(?<!from )now|today|tonight|currently|at the moment|this "
+                     r"(?:morning|afternoon|week)|yesterday|so far)\b", re.I)
+"""Words that tie a remark to the moment it was said (temporal deixis, a closed class)."""
 _STOP = frozenset("""
 a an the and or but if then so to of in on at by for with from into onto about as is are
-was were be been being it its this that these those there here i me my we us our you your
-he she they them their his her please just also now also too very really some any all
-do does did done can could would will may might shall should must not no never
-""".split())
+was were be been being it its this that these those there here i me my we us our you
+your he she they them their his her please just also now too very really some any all do
+does did done can could would will may might shall should must not no never when where
+what which while whom whose than because since until after before once each every other
+another same such just only even still yet again more most less least have has had
+having get gets got make makes made keep let lets want like actually basically honestly
+anyway maybe perhaps pls plz thx thanks okay well hey anything something everything
+nothing anyone someone everyone nobody
+""".split())  # noqa: SIM905 - a word list reads better as text
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
            "dec")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
              "sunday")
+_CALENDAR = frozenset([*_MONTHS, *_WEEKDAYS, "january", "february", "march", "april",
+                       "june", "july", "august", "september", "october", "november",
+                       "december", "sept"])
+_MONTH_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d")
+_WEEKDAY = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})\b")
 _MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")
-_NUMBER_UNIT = re.compile(r"\b\d[\d,.]*\s?([A-Za-z]+)?")
+_NUMBER_UNIT = re.compile(r"(?<![\w/.@-])\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
+"""A number on its own (not inside an id like ``walrus-94``), and the word after it."""
+_LETTERS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+SUBJECT_MAX_DF = 3
+"""A word pair shared by more statements than this is a way of speaking ("changed this
+morning to"), not the name of one thing (an item, its restatement and its update)."""
+_ID_CHARS = re.compile(r"[\d/._@:]")
+"""What makes a distinctive string an id or a path, not a hyphenated word."""
+_IDENTITIES = frozenset({"id", "quoted", "name"})
+_NAME = re.compile(r"\b(?!I\b|I['’])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
 _QUOTED = re.compile(r"\"[^\"]{2,}\"|'[^']{2,}'|`[^`]+`|“[^”]{2,}”")
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of one message, verbatim (bullets and ctxmgr's markup left out)."""
+    """The sentences of one message, verbatim (bullets and ctxmgr's markup left out:
+    offload tags, the record of a stand-in, the note's header)."""
     out: list[str] = []
-    for piece in _SPLIT.split(text):
+    for piece in _SPLIT.split(without_record(text)):
         piece = _BULLET.sub("", piece).strip()
-        if not piece or OFFLOAD_TAG_RE.search(piece) or _is_markup(piece):
+        if (not piece or OFFLOAD_TAG_RE.search(piece) or piece == USER_NOTE_HEADER
+                or _NOTE_COUNT.match(piece)):
             continue
         out.append(piece)
     return out
-
-
-def _is_markup(line: str) -> bool:
-    from ctxmgr.autocontext.record import is_record_line
-
-    return is_record_line(line)
 
 
 def _words(sentence: str) -> list[str]:
     return _WORD.findall(sentence)
 
 
+@lru_cache(maxsize=8192)
 def value_kinds(sentence: str) -> frozenset[str]:
     """The kinds of value ``sentence`` carries: ``money``, ``percent``, ``time``,
-    ``date``, ``unit:<word>``, ``number``, ``quoted``, ``id`` (empty: none)."""
+    ``date``, ``unit:<word>``, ``number``, ``quoted``, ``name`` (see :func:`_names`),
+    ``id`` (empty: none)."""
     kinds: set[str] = set()
     low = sentence.lower()
     if _MONEY.search(sentence):
@@ -110,9 +148,7 @@ def value_kinds(sentence: str) -> frozenset[str]:
         kinds.add("percent")
     if _TIME.search(sentence):
         kinds.add("time")
-    if _ISO_DATE.search(sentence) or any(
-            re.search(rf"\b{m}[a-z]*\.?\s+\d", low) for m in _MONTHS) or any(
-            re.search(rf"\b{d}\b", low) for d in _WEEKDAYS):
+    if _ISO_DATE.search(sentence) or _MONTH_DATE.search(low) or _WEEKDAY.search(low):
         kinds.add("date")
     if not kinds & {"money", "percent", "time", "date"}:
         for match in _NUMBER_UNIT.finditer(sentence):
@@ -121,9 +157,25 @@ def value_kinds(sentence: str) -> frozenset[str]:
                       else "number")
     if _QUOTED.search(sentence):
         kinds.add("quoted")
-    if any(not t.isdigit() for t in distinctive_strings(sentence)):
+    if _names(sentence):
+        kinds.add("name")
+    if any(_ID_CHARS.search(t) for t in distinctive_strings(sentence)):
         kinds.add("id")
     return frozenset(kinds)
+
+
+def _names(sentence: str) -> list[str]:
+    """Proper names: runs of two or more capitalised words ("Margit Halvorsen"), or one
+    capitalised word inside the sentence ("answer in Czech"); months, weekdays and the
+    word "I" left out ("Use June 2nd" names nobody)."""
+    out = []
+    for m in _NAME.finditer(sentence):
+        words = [w for w in m.group(0).replace("-", " ").split()
+                 if w.lower() not in _CALENDAR]
+        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:"
+        if len(words) >= 2 or (words and inside):
+            out.append(" ".join(words))
+    return out
 
 
 def _is_trivial(sentence: str) -> bool:
@@ -143,94 +195,159 @@ def standing_content(text: str) -> list[str]:
     return out
 
 
-def priority(sentence: str) -> int:
-    """Higher first when a note cannot hold every sentence: values, then binding
-    words (negation, modal verbs), then the rest; a question loses a step."""
+@lru_cache(maxsize=8192)
+def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> int:
+    """Higher first when a note cannot hold every sentence: values and binding words
+    (negation, modal verbs) raise it; a question that binds nothing, a short remark
+    without a value, a pattern the user repeats with other numbers (``repeated``:
+    "it's 5:31 here", "it's 5:56 here") and a remark about the moment ("today", "right
+    now") that is not an ``update`` of an earlier statement lower it."""
     words = [w.lower() for w in _words(sentence)]
-    score = 0
-    if value_kinds(sentence):
-        score += 3
-    if any(w in _BINDING or w.endswith("n't") for w in words):
-        score += 2
-    if sentence.rstrip().endswith("?"):
+    kinds = value_kinds(sentence)
+    binding = any(w in _BINDING or w.endswith("n't") for w in words)
+    score = (3 if kinds else 0) + (2 if binding else 0)
+    if sentence.rstrip().endswith("?") and not (binding and kinds):
+        score -= 2  # a question binds only when it also names a value: "... at most $300?"
+    if len(words) <= 4 and not kinds:
+        score -= 1
+    if repeated:
+        score -= 3
+    if not update and _DEIXIS.search(sentence):
         score -= 2
     return score
 
 
-def _value_positions(tokens: Sequence[str], sentence: str) -> list[int]:
-    hits = [i for i, t in enumerate(tokens) if any(ch.isdigit() for ch in t)]
-    hits += [i for i, t in enumerate(tokens)
-             if (len(t) >= 3 and t.lower()[:3] in _MONTHS) or t.lower() in _WEEKDAYS]
-    hits += [len(_words(sentence[:q.start()])) for q in _QUOTED.finditer(sentence)]
-    return hits
+def _pattern(sentence: str) -> str:
+    """``sentence`` with its numbers blanked out: what a repeated remark keeps."""
+    return " ".join("#" if any(ch.isdigit() for ch in w) else w.lower()
+                    for w in _words(sentence))
 
 
-def _subjects(sentence: str) -> dict[str, str]:
-    """Content words within three words of a value (what the value is about), each
-    with the content word right before it, if any (its modifier: "account" number)."""
-    tokens = _words(sentence)
-    units = {m.group(1).lower() for m in _NUMBER_UNIT.finditer(sentence) if m.group(1)}
-    out: dict[str, str] = {}
-    for i in _value_positions(tokens, sentence):
-        for k in range(max(0, i - 3), min(len(tokens), i + 4)):
-            w = tokens[k].lower()
-            if (len(w) < 4 or not w.isalpha() or w in _STOP or w in units
-                    or w[:3] in _MONTHS):
-                continue
-            before = tokens[k - 1].lower() if k > 0 else ""
-            out[w.rstrip("s")] = before if before.isalpha() and before not in _STOP else ""
-    return out
+@lru_cache(maxsize=8192)
+def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
+    """The word pairs of ``sentence`` that hold a content word (four letters or more,
+    not a grammar word), values left out: what names the thing a value is about ("the
+    planned", "planned downtime"), whatever the rest of the sentence says."""
+    words = [w.lower().rstrip("s") for w in _LETTERS.findall(sentence)]
+    values = {w.lower().rstrip("s") for d in distinctive_strings(sentence)
+              for w in _LETTERS.findall(d)}
+    out: set[tuple[str, str]] = set()
+    for a, b in zip(words, words[1:], strict=False):
+        if a in values or b in values:
+            continue
+        if (len(a) >= 4 and a not in _STOP) or (len(b) >= 4 and b not in _STOP):
+            out.add((a, b))
+    return frozenset(out)
 
 
-def supersedes(later: str, earlier: str) -> bool:
-    """``later`` gives a new value for what ``earlier`` set: a value of a shared kind,
-    a content word next to the value in both (with no differing modifier before it:
-    an "account" number is not an "order" number), and ``earlier``'s values not all
-    repeated."""
-    shared = (value_kinds(later) & value_kinds(earlier)) - {"id", "quoted"}
-    if not shared:
+def supersedes(later: str, earlier: str, *,
+               df: Mapping[tuple[str, str], int] | None = None) -> bool:
+    """``later`` gives a new value for what ``earlier`` set.
+
+    ``later`` must carry a value of every kind ``earlier`` does (so ``earlier`` holds
+    nothing ``later`` would lose), they must share a word pair that names the thing
+    ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
+    and that few other statements of the conversation use (``df``: in how many it
+    occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
+    subject). A later sentence that repeats the value is a restatement, and replaces
+    the earlier one too: one of them is enough.
+    """
+    kinds, old_kinds = value_kinds(later), value_kinds(earlier)
+    if not old_kinds or not old_kinds <= kinds:
         return False
-    new, old = _subjects(later), _subjects(earlier)
-    common = [w for w in new.keys() & old.keys()
-              if not (new[w] and old[w] and new[w] != old[w])]
-    if not common:
-        return False
-    old_values = [t for t in _words(earlier) if any(ch.isdigit() for ch in t)]
-    return not all(v in later for v in old_values)
+    shared = _phrases(later) & _phrases(earlier)
+    return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF for pair in shared)
 
 
 @dataclass(frozen=True, slots=True)
 class Statement:
-    """One sentence the user said, and where (for ordering and deduplication)."""
+    """One sentence the user said, and when (for ordering and the latest value)."""
 
     text: str
-    order: int
+    order: tuple[int, ...]
+    """Sorts the statements of a conversation in the order they were said."""
+    pasted: bool = False
+    """It comes from text the user pasted (a log, an email, a policy: many lines), which
+    they refer to rather than say: it goes after what they said themselves."""
+
+
+def statements_of(message: Message) -> list[Statement]:
+    """What ``message`` (a user turn) says that stands, in order: the lines of a note
+    ctxmgr wrote (read back as the user's words), else its standing content."""
+    text = message.text
+    at = text.find(USER_NOTE_HEADER)
+    if at >= 0:
+        lines = []
+        for line in without_record(text[at + len(USER_NOTE_HEADER):]).splitlines():
+            line = line.strip()
+            if line.startswith("- "):
+                lines.append(line[2:])
+            elif line and not _NOTE_COUNT.match(line):
+                break
+        return [Statement(t, (k,)) for k, t in enumerate(lines)]
+    pasted = sum(bool(line.strip()) for line in text.splitlines()) > PASTE_LINES
+    return [Statement(t, (k,), pasted) for k, t in enumerate(standing_content(text))]
 
 
 def latest(statements: Iterable[Statement]) -> list[Statement]:
     """``statements`` deduplicated (the first of equal ones), with every one that a
     later one :func:`supersedes` left out, in order."""
+    return _latest(tuple(statements))[0]
+
+
+def _latest(statements: tuple[Statement, ...]
+            ) -> tuple[list[Statement], frozenset[tuple[int, ...]]]:
+    """:func:`latest`, and the orders of the statements that replaced another."""
     ordered = sorted(statements, key=lambda s: s.order)
+    df: Counter[tuple[str, str]] = Counter()
+    for s in {s.text for s in ordered}:
+        df.update(_phrases(s))
     out: list[Statement] = []
+    updates: set[tuple[int, ...]] = set()
     seen: set[str] = set()
     for s in ordered:
         if s.text in seen:
             continue
         seen.add(s.text)
-        out = [old for old in out if not supersedes(s.text, old.text)]
-        out.append(s)
-    return out
+        kept = [old for old in out if not supersedes(s.text, old.text, df=df)]
+        if len(kept) < len(out):
+            updates.add(s.order)
+        out = [*kept, s]
+    return out, frozenset(updates)
 
 
-def select(statements: Sequence[Statement], max_chars: int) -> tuple[list[Statement], int]:
-    """The statements that fit ``max_chars`` (highest :func:`priority` first, ties by
-    recency), in their original order, and how many were left out."""
-    ranked = sorted(statements, key=lambda s: (-priority(s.text), -s.order))
+def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
+           ) -> dict[tuple[int, ...], int]:
+    """:func:`priority` of each statement (by order): a pasted one loses three steps; one
+    whose pattern recurs among ``statements`` and ``among`` (say, the statements a later
+    value replaced) counts as repeated, and one that replaced a statement of those as
+    an update."""
+    pool = (*statements, *among)
+    patterns = Counter(_pattern(s.text) for s in set(pool))
+    updates = _latest(pool)[1]
+    return {s.order: priority(s.text, repeated=patterns[_pattern(s.text)] > 1,
+                              update=s.order in updates) - (3 if s.pasted else 0)
+            for s in statements}
+
+
+def select(statements: Sequence[Statement], max_chars: int, *,
+           among: Sequence[Statement] = ()) -> tuple[list[Statement], int]:
+    """The statements that fit ``max_chars``, highest :func:`priority` first (ties: the
+    most recent), shown in their original order, and how many were left out. Once one
+    does not fit, none of lower priority is taken: room is not filled with chatter.
+    ``among``: other statements of the conversation, to tell repeated remarks."""
+    score = scores(statements, among=among)
+    newest_first = sorted(statements, key=lambda s: s.order, reverse=True)
+    ranked = sorted(newest_first, key=lambda s: -score[s.order])  # stable: ties by recency
     kept: list[Statement] = []
     size = 0
+    floor: int | None = None  # the priority of the first statement that did not fit
     for s in ranked:
+        if floor is not None and score[s.order] < floor:
+            break
         cost = len(s.text) + 3
         if size + cost > max_chars:
+            floor = score[s.order] if floor is None else floor
             continue
         kept.append(s)
         size += cost

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from ctxmgr.autocontext.marker import CompressedMarker, strip_offload_tags
+from ctxmgr.autocontext.record import without_record
 from ctxmgr.messages import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
 __all__ = [
@@ -88,8 +89,9 @@ def render_transcript(messages: Sequence[Message], *, max_result_chars: int | No
 def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Message]:
     """Copies of ``messages`` whose long texts, results and string arguments are cut to
     head + tail, marked with how much was left out (what the summarizer is sent).
-    Earlier summaries go in whole: clipping them would lose a little more of the
-    record at every roll."""
+    Earlier summaries' prose goes in whole (clipping it would lose a little more at
+    every roll); their record of tool calls and identifiers line do not go at all: the
+    stand-in carries them forward itself."""
     def cut(text: str) -> str:
         if len(text) <= max_chars:
             return text
@@ -110,7 +112,9 @@ def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Messag
     out: list[Message] = []
     for m in messages:
         if CompressedMarker.of(m) is not None and not m.has_tool_blocks:
-            out.append(m)  # an earlier summary is the record so far: it goes in whole
+            # an earlier summary is the story so far: its prose goes in whole; its record
+            # of tool calls and identifiers line are carried forward without the model
+            out.append(replace(m, content=(TextBlock(text=without_record(m.text)),)))
             continue
         blocks = []
         for b in m.content:

@@ -1,6 +1,11 @@
-"""The six strategies, cheapest first, and the two last resorts (7, then 8)."""
+"""AgentScope's six strategies, cheapest first, then the last resorts (7, 8 and 9).
 
-from ctxmgr.autocontext.strategies.base import Plan, Strategy, StrategyContext
+Each strategy declares what it is (:class:`~ctxmgr.autocontext.strategies.base.Strategy`):
+the pipeline, the markers and the config read those declarations, never numbers.
+"""
+
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.strategies.base import Plan, RunsWhen, Strategy, StrategyContext
 from ctxmgr.autocontext.strategies.current_large import CurrentLarge
 from ctxmgr.autocontext.strategies.current_round import CurrentRound
 from ctxmgr.autocontext.strategies.offload_all import OffloadAll
@@ -9,10 +14,31 @@ from ctxmgr.autocontext.strategies.offload_protected import OffloadProtected
 from ctxmgr.autocontext.strategies.offload_working_set import OffloadWorkingSet
 from ctxmgr.autocontext.strategies.previous_rounds import PreviousRounds
 from ctxmgr.autocontext.strategies.tool_runs import ToolRuns
+from ctxmgr.autocontext.strategies.user_turns import UserTurns
+from ctxmgr.errors import ConfigError
 
 STRATEGIES: tuple[Strategy, ...] = (
     ToolRuns(), OffloadProtected(), OffloadAll(), PreviousRounds(), CurrentLarge(),
-    CurrentRound(), OffloadHistory(), OffloadWorkingSet(),
+    CurrentRound(), OffloadHistory(), OffloadWorkingSet(), UserTurns(),
 )
+"""Every strategy, in the order they run."""
 
-__all__ = ["STRATEGIES", "Plan", "Strategy", "StrategyContext"]
+STRATEGY_NAMES: dict[int, str] = {s.number: s.name for s in STRATEGIES}
+"""Strategy number -> name (the numbers ``disabled_strategies`` takes)."""
+
+
+def check_strategies(config: AutoContextConfig) -> None:
+    """Raise when ``config`` disables a strategy that does not exist.
+
+    Raises:
+        ConfigError: names the unknown numbers and the known ones.
+    """
+    unknown = sorted(config.disabled_strategies - STRATEGY_NAMES.keys())
+    if unknown:
+        known = ", ".join(f"{n} ({name})" for n, name in STRATEGY_NAMES.items())
+        raise ConfigError(f"disabled_strategies must hold strategy numbers, got {unknown}; "
+                          f"the strategies are {known}")
+
+
+__all__ = ["STRATEGIES", "STRATEGY_NAMES", "Plan", "RunsWhen", "Strategy", "StrategyContext",
+           "check_strategies"]

@@ -12,16 +12,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import ClassVar, Literal, Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers, identifiers_note
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
+from ctxmgr.autocontext.record import range_record
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["Plan", "Strategy", "StrategyContext", "message_chars", "summary_message"]
+__all__ = ["Plan", "RunsWhen", "Strategy", "StrategyContext", "marker_of", "message_chars",
+           "summary_message"]
+
+RunsWhen = Literal["over_target", "over_trigger", "over_budget"]
+"""When a strategy may run: while the prompt is over the compression target (once a
+compression started), over the trigger, or only over the budget (a last resort)."""
 
 Build = Callable[[str | None, str], tuple[Message, ...]]
 """(summary or None, offload id) -> the messages that stand in for the range."""
@@ -63,14 +69,41 @@ class StrategyContext:
 
 
 class Strategy(Protocol):
-    number: int
-    name: str
+    """A planner, and what it declares about itself: the pipeline, the markers it writes
+    and the config read these, never strategy numbers."""
+
+    number: ClassVar[int]
+    """Its place in the order, cheapest first; the number ``disabled_strategies`` takes."""
+    name: ClassVar[str]
+    uses_llm: ClassVar[bool]
+    """It asks the summarizer (skipped when there is none)."""
+    runs_when: ClassVar[RunsWhen]
+    reduces_count: ClassVar[bool]
+    """It merges many messages into one, so it also runs for the message-count trigger
+    (``msg_threshold``) when the prompt is under the target already."""
+    writes_summary: ClassVar[bool]
+    """Its stand-in is one message for a whole range (a summary or a note), never a
+    message cut to a preview."""
+    closes_round: ClassVar[bool]
+    """Its stand-in stands for finished rounds (each ending with the agent's answer), so
+    the rounds around it stay rounds and a later round summary may absorb it."""
+    last_resort: ClassVar[bool]
+    """It gives up something the others keep (the working set, the user's own words),
+    so it runs only while the prompt is over the budget, after the others."""
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         """Plans in the order to apply them; every plan's indices refer to ``ctx.messages``
         and stay valid while earlier plans of the same list are applied (only
         one-for-one replacements may come in a list longer than one)."""
         ...
+
+
+def marker_of(by: Strategy, offload_id: str, *, current_round: bool = False
+              ) -> CompressedMarker:
+    """The marker a stand-in written by ``by`` carries."""
+    return CompressedMarker(strategy=by.number, offload_id=offload_id,
+                            range=by.writes_summary, closes_round=by.closes_round,
+                            current_round=current_round)
 
 
 def message_chars(m: Message) -> int:
@@ -83,20 +116,25 @@ def message_chars(m: Message) -> int:
 
 
 def summary_message(
-    replaced: Sequence[Message], summary: str, offload_id: str, *, strategy: int,
+    replaced: Sequence[Message], summary: str, offload_id: str, *, by: Strategy,
     current_round: bool = False, identifiers_chars: int = 0,
-    elsewhere: frozenset[str] = frozenset(),
+    elsewhere: frozenset[str] = frozenset(), record_chars: int = 0,
+    role: Literal["assistant", "user"] = "assistant", agent_text: bool = True,
 ) -> Message:
-    """One assistant message standing in for ``replaced``; it keeps the first one's id
-    so a reducer that replaces by id leaves it in place."""
+    """One message standing in for ``replaced``: ``summary``, then the record of what
+    happened in the range (its tool calls, or what the agent said when it made none and
+    ``agent_text``, within ``record_chars``), the identifiers line and the offload tag.
+    It keeps the first replaced message's id so a reducer that replaces by id leaves it
+    in place."""
     first = replaced[0]
+    record = range_record(replaced, record_chars, agent_text=agent_text)
+    kept = f"{summary}\n{record}" if record else summary
+    note = identifiers_note(replaced, kept, identifiers_chars, elsewhere=elsewhere)
     return Message(
-        role="assistant",
-        content=(TextBlock(text=_with_note(summary, identifiers_note(
-            replaced, summary, identifiers_chars, elsewhere=elsewhere), offload_id)),),
+        role=role,
+        content=(TextBlock(text=_with_note(kept, note, offload_id)),),
         id=first.id,
-        metadata=CompressedMarker(strategy=strategy, offload_id=offload_id,
-                                  current_round=current_round).metadata({}),
+        metadata=marker_of(by, offload_id, current_round=current_round).metadata({}),
     )
 
 
@@ -105,7 +143,7 @@ def _with_note(text: str, note: str, offload_id: str) -> str:
         f"{text}\n{offload_tag(offload_id)}")
 
 
-def with_text_replaced(m: Message, text: str, offload_id: str, *, strategy: int) -> Message:
+def with_text_replaced(m: Message, text: str, offload_id: str, *, by: Strategy) -> Message:
     """``m`` with its text and tool-result output replaced by ``text`` + tag.
 
     Tool calls, result ids and opaque blocks stay as they are, so pairing holds.
@@ -125,5 +163,4 @@ def with_text_replaced(m: Message, text: str, offload_id: str, *, strategy: int)
     if not text_done and not any(isinstance(b, ToolResultBlock) for b in m.content):
         blocks.insert(0, TextBlock(text=tagged))
     return replace(m, content=tuple(blocks),
-                   metadata=CompressedMarker(strategy=strategy,
-                                             offload_id=offload_id).metadata(m.metadata))
+                   metadata=marker_of(by, offload_id).metadata(m.metadata))

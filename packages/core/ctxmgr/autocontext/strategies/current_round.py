@@ -10,7 +10,12 @@ tokens on every call costs more than it saves.
 from __future__ import annotations
 
 from ctxmgr.autocontext.rounds import is_compressed
-from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, summary_message
+from ctxmgr.autocontext.strategies.base import (
+    Plan,
+    RunsWhen,
+    StrategyContext,
+    summary_message,
+)
 from ctxmgr.messages import Message
 
 __all__ = ["CurrentRound"]
@@ -19,6 +24,12 @@ __all__ = ["CurrentRound"]
 class CurrentRound:
     number = 6
     name = "current_round"
+    uses_llm = True
+    runs_when: RunsWhen = "over_trigger"
+    reduces_count = False
+    writes_summary = True
+    closes_round = False
+    last_resort = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config
@@ -26,7 +37,7 @@ class CurrentRound:
         end = lay.frozen_from
         # shrink to the touchable span: stop before the first pinned message after start
         for i in range(start, end):
-            if i in lay.pinned:
+            if i in lay.kept:
                 end = i
                 break
         if end - start < 1 or (end - start == 1 and is_compressed(ctx.messages[start])):
@@ -38,10 +49,11 @@ class CurrentRound:
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
-            return (summary_message(ctx.messages[start:end], summary, offload_id,
-                                    strategy=self.number, current_round=True,
+            return (summary_message(ctx.messages[start:end], summary, offload_id, by=self,
+                                    current_round=True,
                                     identifiers_chars=ctx.config.identifiers_limit,
-                                    elsewhere=ctx.elsewhere(start, end)),)
+                                    elsewhere=ctx.elsewhere(start, end),
+                                    record_chars=ctx.config.record_limit),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=cfg.current_round_prompt.replace("{ratio}", ratio))]

@@ -7,7 +7,7 @@ does nothing.
 
 from __future__ import annotations
 
-from ctxmgr.autocontext.strategies.base import Plan, StrategyContext
+from ctxmgr.autocontext.strategies.base import Plan, RunsWhen, StrategyContext
 from ctxmgr.autocontext.strategies.offload_protected import offload_plans
 
 __all__ = ["OffloadAll"]
@@ -16,6 +16,12 @@ __all__ = ["OffloadAll"]
 class OffloadAll:
     number = 3
     name = "offload_all"
+    uses_llm = False
+    runs_when: RunsWhen = "over_target"
+    reduces_count = False
+    writes_summary = False
+    closes_round = False
+    last_resort = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
-        return offload_plans(ctx, before=ctx.layout.latest_final + 1, strategy=self.number)
+        return offload_plans(ctx, before=ctx.layout.latest_final + 1, by=self)

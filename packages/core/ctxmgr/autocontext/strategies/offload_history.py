@@ -2,19 +2,25 @@
 
 Runs only while the prompt is over the budget after strategies 1-6, and before
 the working set is touched (strategy 8). Every run of messages before the working
-set that nothing pinned interrupts (whole tool groups, and the short messages the
-other strategies pass over) becomes one bare note with its offload tag, oldest
-run first, as far as the prompt needs. On a 4k window the policy prompt leaves so
-little room that a few short answers decide whether the last three tool results
-still fit. The note carries no identifiers line: that would take back the room it
-makes.
+set that nothing kept interrupts (whole tool groups, and the short messages the
+other strategies pass over; never a user turn) becomes one note with its offload
+tag, oldest run first, as far as the prompt needs. On a 4k window the policy prompt
+leaves so little room that a few short answers decide whether the last three tool
+results still fit. The note is not bare: it carries the record of the run's tool
+calls (:mod:`ctxmgr.autocontext.record`), so the agent does not redo them; it
+carries no identifiers line, which would take back the room it makes.
 """
 
 from __future__ import annotations
 
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.rounds import Layout
-from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, summary_message
+from ctxmgr.autocontext.strategies.base import (
+    Plan,
+    RunsWhen,
+    StrategyContext,
+    summary_message,
+)
 from ctxmgr.messages import Message
 
 __all__ = ["OffloadHistory"]
@@ -23,6 +29,12 @@ __all__ = ["OffloadHistory"]
 class OffloadHistory:
     number = 7
     name = "offload_history"
+    uses_llm = False
+    runs_when: RunsWhen = "over_budget"
+    reduces_count = False
+    writes_summary = True
+    closes_round = False
+    last_resort = True
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         if ctx.tokens <= ctx.config.budget_tokens:
@@ -36,8 +48,8 @@ class OffloadHistory:
                       ) -> tuple[Message, ...]:
                 n = end - start
                 text = f"[{n} earlier message{'s' if n > 1 else ''} offloaded to make room]"
-                return (summary_message(ctx.messages[start:end], text, offload_id,
-                                        strategy=self.number),)
+                return (summary_message(ctx.messages[start:end], text, offload_id, by=self,
+                                        record_chars=ctx.config.record_limit),)
 
             plans.append(Plan(strategy=self.number, start=start, end=end, build=build))
         return plans
@@ -50,7 +62,7 @@ def _is_note(m: Message) -> bool:
 
 def _touchable_runs(lay: Layout) -> list[tuple[int, int]]:
     """(start, end) of each run before the working set made of whole tool groups and
-    single messages, none of them pinned."""
+    single messages, none of them kept (pinned, or a user turn)."""
     group_end = {g.start: g.end for g in lay.groups}
     runs: list[tuple[int, int]] = []
     run_start: int | None = None
@@ -58,7 +70,7 @@ def _touchable_runs(lay: Layout) -> list[tuple[int, int]]:
     while i < lay.frozen_from:
         end = group_end.get(i, i + 1)
         touchable = end <= lay.frozen_from and not any(
-            k in lay.pinned for k in range(i, end))
+            k in lay.kept for k in range(i, end))
         if touchable and run_start is None:
             run_start = i
         elif not touchable and run_start is not None:

@@ -10,9 +10,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ctxmgr.autocontext.identifiers import identifiers_note
-from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
+from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.rounds import is_compressed
-from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
+from ctxmgr.autocontext.strategies.base import (
+    Plan,
+    RunsWhen,
+    Strategy,
+    StrategyContext,
+    marker_of,
+    message_chars,
+)
 from ctxmgr.messages import (
     ContentBlock,
     Message,
@@ -25,7 +32,7 @@ from ctxmgr.messages import (
 __all__ = ["OffloadProtected", "offload_plans", "previewed"]
 
 
-def previewed(m: Message, offload_id: str, *, chars: int, strategy: int,
+def previewed(m: Message, offload_id: str, *, chars: int, by: Strategy,
               identifiers_chars: int = 0, elsewhere: frozenset[str] = frozenset()) -> Message:
     """``m`` with each text and tool-result output cut to a preview + tag (and, with
     ``identifiers_chars``, a line naming the distinctive strings the preview lost)."""
@@ -45,34 +52,39 @@ def previewed(m: Message, offload_id: str, *, chars: int, strategy: int,
         else:
             blocks.append(b)
     return replace(m, content=tuple(blocks),
-                   metadata=CompressedMarker(strategy=strategy,
-                                             offload_id=offload_id).metadata(m.metadata))
+                   metadata=marker_of(by, offload_id).metadata(m.metadata))
 
 
-def offload_plans(ctx: StrategyContext, *, before: int, strategy: int) -> list[Plan]:
+def offload_plans(ctx: StrategyContext, *, before: int, by: Strategy) -> list[Plan]:
     """One-for-one offload plans for every large, touchable message before ``before``."""
     lay, cfg = ctx.layout, ctx.config
     plans: list[Plan] = []
     for i in range(min(before, lay.frozen_from)):
         m = ctx.messages[i]
-        if (i in lay.pinned or is_compressed(m)
+        if (i in lay.kept or is_compressed(m)
                 or any(isinstance(b, ToolUseBlock) for b in m.content)
                 or message_chars(m) <= cfg.large_chars):
             continue
 
         def build(_: str | None, offload_id: str, m: Message = m, i: int = i
                   ) -> tuple[Message, ...]:
-            return (previewed(m, offload_id, chars=cfg.preview_chars, strategy=strategy,
+            return (previewed(m, offload_id, chars=cfg.preview_chars, by=by,
                               identifiers_chars=cfg.identifiers_limit,
                               elsewhere=ctx.elsewhere(i, i + 1)),)
 
-        plans.append(Plan(strategy=strategy, start=i, end=i + 1, build=build))
+        plans.append(Plan(strategy=by.number, start=i, end=i + 1, build=build))
     return plans
 
 
 class OffloadProtected:
     number = 2
     name = "offload_protected"
+    uses_llm = False
+    runs_when: RunsWhen = "over_target"
+    reduces_count = False
+    writes_summary = False
+    closes_round = False
+    last_resort = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
-        return offload_plans(ctx, before=ctx.layout.tail_start, strategy=self.number)
+        return offload_plans(ctx, before=ctx.layout.tail_start, by=self)

@@ -15,7 +15,14 @@ from dataclasses import replace
 
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, strip_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
-from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, message_chars
+from ctxmgr.autocontext.strategies.base import (
+    Plan,
+    RunsWhen,
+    Strategy,
+    StrategyContext,
+    marker_of,
+    message_chars,
+)
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
 
@@ -61,7 +68,8 @@ def _previewable(b: object) -> bool:
     return isinstance(b, TextBlock | ToolResultBlock)
 
 
-def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter) -> Message:
+def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter, *,
+              by: Strategy) -> Message:
     """``m`` with each text and tool-result output cut to a head-and-tail preview that
     keeps the whole message within ``tokens`` (or :data:`MIN_PREVIEW_TOKENS` per part).
     Tool calls and result ids stay, so pairing holds."""
@@ -86,13 +94,19 @@ def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter) -
                 chars = chars * 3 // 4
             b = tagged(b, preview)
         blocks.append(b)
-    return replace(m, content=tuple(blocks), metadata=CompressedMarker(
-        strategy=OffloadWorkingSet.number, offload_id=offload_id).metadata(m.metadata))
+    return replace(m, content=tuple(blocks),
+                   metadata=marker_of(by, offload_id).metadata(m.metadata))
 
 
 class OffloadWorkingSet:
     number = 8
     name = "offload_working_set"
+    uses_llm = False
+    runs_when: RunsWhen = "over_budget"
+    reduces_count = False
+    writes_summary = False
+    closes_round = False
+    last_resort = True
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config
@@ -107,7 +121,7 @@ class OffloadWorkingSet:
         for i in order:
             m = ctx.messages[i]
             earlier = _earlier_preview(m)
-            if (i in lay.pinned or message_chars(m) <= MIN_PREVIEW_TOKENS
+            if (i in lay.kept or message_chars(m) <= MIN_PREVIEW_TOKENS
                     or (is_compressed(m) and earlier is None)):
                 continue
             own = ctx.counter.count(m)
@@ -115,7 +129,7 @@ class OffloadWorkingSet:
 
             def build(_: str | None, offload_id: str, m: Message = m, room: int = room
                       ) -> tuple[Message, ...]:
-                return (previewed(m, offload_id, room, ctx.counter),)
+                return (previewed(m, offload_id, room, ctx.counter, by=self),)
 
             # the pipeline stops as soon as the prompt fits, so a later message is cut
             # only when the earlier ones could not free enough

@@ -12,7 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.strategies.base import Plan, StrategyContext, summary_message
+from ctxmgr.autocontext.strategies.base import (
+    Plan,
+    RunsWhen,
+    StrategyContext,
+    summary_message,
+)
 from ctxmgr.messages import Message
 from ctxmgr.pairing import ToolGroup
 
@@ -22,6 +27,12 @@ __all__ = ["ToolRuns"]
 class ToolRuns:
     number = 1
     name = "tool_runs"
+    uses_llm = True
+    runs_when: RunsWhen = "over_target"
+    reduces_count = True
+    writes_summary = True
+    closes_round = False
+    last_resort = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay = ctx.layout
@@ -30,7 +41,7 @@ class ToolRuns:
         run: list[tuple[int, int]] = []  # consecutive whole groups (or earlier run summaries)
         for g in _units(ctx.messages, lay.groups):
             usable = g.end <= boundary and not any(
-                i in lay.pinned for i in range(g.start, g.end))
+                i in lay.kept for i in range(g.start, g.end))
             if usable and (not run or run[-1][1] == g.start):
                 run.append((g.start, g.end))
                 continue
@@ -53,10 +64,10 @@ class ToolRuns:
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
-            return (summary_message(ctx.messages[start:end], summary, offload_id,
-                                    strategy=self.number,
+            return (summary_message(ctx.messages[start:end], summary, offload_id, by=self,
                                     identifiers_chars=ctx.config.identifiers_limit,
-                                    elsewhere=ctx.elsewhere(start, end)),)
+                                    elsewhere=ctx.elsewhere(start, end),
+                                    record_chars=ctx.config.record_limit),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
                      instruction=ctx.config.tool_run_prompt)]
@@ -64,7 +75,7 @@ class ToolRuns:
 
 def _is_run_summary(m: Message) -> bool:
     marker = CompressedMarker.of(m)
-    return marker is not None and marker.strategy == 1
+    return marker is not None and marker.strategy == ToolRuns.number
 
 
 def _units(messages: Sequence[Message], groups: Sequence[ToolGroup]) -> list[ToolGroup]:
