@@ -53,13 +53,14 @@ from __future__ import annotations
 
 import bisect
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from ctxmgr.autocontext.identifiers import MIN_FACT_CHARS, distinctive_strings, is_plain_word
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.replay.visible import argument_strings, visible_text
 from ctxmgr.tokens import TokenCounter
 
 __all__ = [
@@ -87,36 +88,6 @@ def age_bucket(age: int) -> int:
     if age <= 3:
         return age - 1
     return 3 if age <= 10 else 4
-
-
-def _argument_strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        yield str(value)
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _argument_strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _argument_strings(v)
-
-
-def visible_text(m: Message, *, results: bool = True) -> str:
-    """Everything the model reads in ``m``: text, tool-result output (unless ``results``
-    is false), tool-call argument values, joined by newlines (which no fact contains)."""
-    parts: list[str] = []
-    for b in m.content:
-        if isinstance(b, TextBlock):
-            parts.append(b.text)
-        elif isinstance(b, ToolResultBlock):
-            if results:
-                parts.append(b.text)
-        elif isinstance(b, ToolUseBlock):
-            parts.extend(_argument_strings(b.input))
-    return "\n".join(parts)
 
 
 @runtime_checkable
@@ -160,7 +131,7 @@ class TrajectoryFacts:
                     segments.append((i, -1, m.role in ("system", "user")))
                     texts.append(b.text)
                 elif isinstance(b, ToolUseBlock):
-                    for s in _argument_strings(b.input):
+                    for s in argument_strings(b.input):
                         segments.append((i, -1, False))
                         texts.append(s)
         starts: list[int] = []
