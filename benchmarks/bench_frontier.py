@@ -6,8 +6,10 @@ one replay runs ``none``, every installed peer, two idealised references
 (``AutoContextConfig`` knobs; ``defaults`` is ctxmgr out of the box)
 with the shared fake summarizer and token counter, as ``bench_replay.py`` does. One
 row per policy or variant: cost against no management, fact availability, recency,
-cost with reload round trips, calls over budget, calls that lost the task, pairing
-violations, and the frontier mark (see :func:`mark_frontier`). Prints the tables;
+user retention, actions retained, cost with reload round trips, calls over budget,
+calls that lost the task, pairing violations, and the frontier mark (see
+:func:`mark_frontier`; the two retention measures are shown, not part of the rule).
+Prints the tables;
 ``--markdown FILE`` writes them between ``<!-- bench_frontier -->`` markers and
 ``--plot FILE`` draws cost against fact availability, one panel per window. The
 defaults are chosen on this frontier (see benchmarks/RESULTS.md).
@@ -182,6 +184,10 @@ class FrontierRow:
     cost: float
     fact_availability: float
     recency: float
+    user_retention: float
+    """Earlier user messages still in the prompt, verbatim or by their standing content."""
+    actions_retained: float
+    """Earlier tool calls whose name and key argument the prompt still holds."""
     cost_with_reloads: float
     over_budget_calls: int
     task_lost: int
@@ -253,6 +259,7 @@ def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
         rows.append(FrontierRow(
             window=window, policy=name, kind=kind, cost=a["effective_cost_ratio"],
             fact_availability=a["fact_availability"], recency=a["recency"],
+            user_retention=a["user_retention"], actions_retained=a["actions_retained"],
             cost_with_reloads=a["cost_with_reloads_ratio"],
             over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
             pairing_violations=a["pairing_violations"], recency_floor=recency_floor))
@@ -263,14 +270,16 @@ def format_table(rows: Sequence[FrontierRow], title: str | None = None) -> str:
     """One window's rows as a Markdown table (the defaults in bold)."""
     lines = [f"**{title}**", ""] if title else []
     lines += ["| window | policy or variant | cost / none | fact availability | recency "
-              "| cost with reloads / none | over budget | task lost | pairing | frontier |",
-              "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+              "| user retention | actions retained | cost with reloads / none | over budget "
+              "| task lost | pairing | frontier |",
+              "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in rows:
         name = f"**{r.policy}**" if r.policy == variant_label("defaults") else r.policy
         mark = "**frontier**" if r.frontier else _why_not(r)
         lines.append(
             f"| {r.window} | {name} | {r.cost:.3f} | {r.fact_availability:.3f} | "
-            f"{r.recency:.3f} | {r.cost_with_reloads:.3f} | {r.over_budget_calls:,} | "
+            f"{r.recency:.3f} | {r.user_retention:.3f} | {r.actions_retained:.3f} | "
+            f"{r.cost_with_reloads:.3f} | {r.over_budget_calls:,} | "
             f"{r.task_lost:,} | {r.pairing_violations:,} | {mark} |")
     return "\n".join(lines)
 
@@ -285,7 +294,9 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
     """PNG: cost / none (x) against fact availability (y), one panel per window.
 
     ctxmgr variants are blue dots, the defaults a large labelled star; ``none`` and
-    every peer have their own marker and label; the frontier is a dashed line through
+    every peer have their own marker and label, whose second line gives the row's user
+    retention and actions retained (``user 0.97 · actions 0.41``); the frontier is a
+    dashed line through
     its rows. Rows with calls over budget, calls that lost the task or pairing
     violations, or a recency under the window's floor (not eligible for the frontier) are
     drawn hollow.
@@ -330,9 +341,10 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
                 spot = (round(r.cost, 2), round(r.fact_availability, 2))
                 stacked = labelled[spot] = labelled.get(spot, -1) + 1  # same spot: stack
                 label = r.policy if x == r.cost else f"{r.policy} (cost {r.cost:.2f}) →"
-                ax.annotate(label, (x, r.fact_availability), xytext=(6, 4 - 10 * stacked),
-                            textcoords="offset points", fontsize=8, color=colour,
-                            fontweight="bold" if defaults else "normal")
+                ax.annotate(f"{label}\n{_retained(r)}", (x, r.fact_availability),
+                            xytext=(6, 4 - 18 * stacked), textcoords="offset points",
+                            fontsize=7, color=colour, va="top" if stacked else "bottom",
+                            linespacing=1.0, fontweight="bold" if defaults else "normal")
             elif r.frontier:
                 ax.annotate(r.policy.removeprefix("ctxmgr "), (r.cost, r.fact_availability),
                             xytext=(5, -9), textcoords="offset points", fontsize=6,
@@ -361,6 +373,11 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
     fig.tight_layout(rect=(0, 0.045 * legend_rows, 1, 1))
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
+
+
+def _retained(r: FrontierRow) -> str:
+    """The second line of a plot label: the row's two retention measures."""
+    return f"user {r.user_retention:.2f} · actions {r.actions_retained:.2f}"
 
 
 def _fail(message: str) -> int:
@@ -429,14 +446,16 @@ def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
         "installed peer and every ctxmgr variant: at 32k and 16k the 24 SWE runs, at 4k "
         "the 100 tau-bench conversations. `cost / none` is the effective cost (0.1 x cached "
         "+ uncached prompt tokens + summarizer input and output) relative to no "
-        "management; `fact availability`, `recency` and `cost with reloads / none` are the "
-        "fidelity measures of the replay section above; `task lost` counts calls whose "
-        "prompt no longer holds the first user message verbatim. A row is on the "
+        "management; `fact availability`, `recency`, `user retention`, `actions retained` "
+        "and `cost with reloads / none` are the fidelity measures of the replay section "
+        "above (the plot's labels give the two retention measures too); `task lost` counts "
+        "calls whose prompt no longer holds the first user message verbatim. A row is on the "
         "**frontier** when it has no call over budget, none that lost the task, no "
         "pairing violation and a recency at or above its window's floor (0.99 at 32k and "
         "16k, 0.95 at 4k), and no other such row of its window costs as little or less "
         "and keeps as many facts or more (one of the two strictly, at the three decimals "
-        "shown); rows that break a call are `not eligible`. The two `ideal_drop` rows are "
+        "shown; user retention and actions retained are shown beside it, not part of the "
+        "rule); rows that break a call are `not eligible`. The two `ideal_drop` rows are "
         "references, not policies: they keep what ctxmgr keeps verbatim (system, task, "
         "latest user message, the last three tool calls with their results, the latest "
         "assistant message) and drop other history without a trace when the prompt would "

@@ -13,7 +13,8 @@ summarizer and the shared token counter (``ctxmgr.tokens.default_counter``):
 Prints a table per replay, then the fidelity table: per window, on the runs
 that window manages (the 24 SWE runs at 32,000 and 16,000, the tau-bench
 conversations at 4,000), cost against fact availability, reloadable facts,
-recency and cost with reload round trips, and availability by source age.
+recency, user retention, actions retained and cost with reload round trips,
+and availability by source age.
 Writes each report as JSON (SPEC §8 layout) into ``--out``, and with
 ``--markdown FILE`` writes the tables into that file (between
 ``<!-- bench_replay -->`` markers, so other sections survive). The recorded
@@ -110,14 +111,16 @@ def fidelity_rows(window: str, report: ReplayReport, ids: set[str]
 
 
 def format_fidelity(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
-    """The fidelity tables: the five measures, then availability by source age."""
+    """The fidelity tables: the seven measures, then availability by source age."""
     head = ("| window | policy | cost / none | fact availability | fact reloadable | recency "
-            "| cost with reloads / none | needed facts | reload calls |")
-    lines = [head, "|---|---|--:|--:|--:|--:|--:|--:|--:|"]
+            "| user retention | actions retained | cost with reloads / none | needed facts "
+            "| reload calls |")
+    lines = [head, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for window, name, a in rows:
         lines.append(
             f"| {window} | {name} | {a['effective_cost_ratio']:.3f} | "
             f"{a['fact_availability']:.3f} | {a['fact_reloadable']:.3f} | {a['recency']:.3f} "
+            f"| {a['user_retention']:.3f} | {a['actions_retained']:.3f} "
             f"| {a['cost_with_reloads_ratio']:.3f} | {a['needed_facts']:,} | "
             f"{a['reload_calls']:,} |")
     ages = " | ".join(f"{b} back" for b in AGE_BUCKETS)
@@ -203,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "to no management; `task lost` counts model calls whose prompt no longer holds "
             "the first user message verbatim; `ms/call` is the median of the policy's own "
             "time per model call (summarizer time excluded). `facts kept`, `reloadable`, "
-            "`recency` and `cost+reloads / none` are the fidelity measures, explained below.",
+            "`recency`, `user kept` (user retention), `actions kept` (actions retained) and "
+            "`cost+reloads / none` are the fidelity measures, explained below.",
             *sections,
             "### Fidelity: what the prompts kept of what the agent used next",
             "Per model call, the *needed facts* are the distinctive strings (paths, "
@@ -215,7 +219,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             "reloadable`: share of the missing ones that an offload id in the prompt gives "
             "back (only ctxmgr can reload; 1.000 when nothing is missing); `recency`: calls "
             "whose prompt holds the last three tool results verbatim, of the calls with a "
-            "tool result before them; `cost with reloads`: the effective cost plus, for each "
+            "tool result before them; `user retention`: of the user messages before each "
+            "call (the first one included, tool results carried in a user turn not), the "
+            "share still in the prompt, either verbatim or by every sentence of its standing "
+            "content (`ctxmgr.autocontext.standing.standing_content`: what is left once "
+            "courtesies such as \"ok thanks\" are dropped; a message that is only courtesy "
+            "counts as kept), whitespace aside; `actions retained`: of the tool calls before "
+            "each call, the share whose tool name and key argument (the first argument "
+            "that is a path, else the first that is not a plain word, else the first; its "
+            "first line, at most 80 characters: `ctxmgr.autocontext.actions.key_argument`) "
+            "the prompt's text, whitespace "
+            "collapsed, still holds (the exact rules are in `ctxmgr/replay/retention.py`; "
+            "the JSON rows add `user_verbatim`, the share of user messages kept word for "
+            "word); `cost with reloads`: the effective cost plus, for each "
             "call that misses a reloadable fact (`reload calls`), one reload round trip (the "
             "prompt again at the cached price, the reloaded messages uncached). Each window "
             "is measured on the runs it manages: at 32k and 16k the 24 SWE runs (the "

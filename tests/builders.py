@@ -25,6 +25,7 @@ from ctxmgr.messages import (
     message_to_dict,
     text_message,
 )
+from ctxmgr.replay.policy import PolicyResult
 from ctxmgr.tokens import ApproximateCounter
 
 C = ApproximateCounter()
@@ -134,3 +135,20 @@ def plain_window(**kw: Any) -> AutoContextConfig:
                             "target_ratio": 0.15, "cached_token_price": None}
     base.update(kw)
     return AutoContextConfig(**base)
+
+
+# ---------------------------------------------------------------- replay
+
+
+class Scripted:
+    """A replay policy under the test's control: ``make(history)`` is the prompt."""
+
+    def __init__(self, name: str, make: Callable[[list[Message]], list[Message]]) -> None:
+        self.name = name
+        self.make = make
+
+    def reset(self) -> None:
+        return None
+
+    def prompt(self, history: Sequence[Message]) -> PolicyResult:
+        return PolicyResult(messages=tuple(self.make(list(history))))

@@ -31,7 +31,8 @@ def bench() -> ModuleType:
 
 
 def _row(bench: ModuleType, policy: str, cost: float, facts: float, **extra: Any) -> Any:
-    fields = {"window": "w", "kind": "ctxmgr", "recency": 1.0, "cost_with_reloads": cost,
+    fields = {"window": "w", "kind": "ctxmgr", "recency": 1.0, "user_retention": 1.0,
+              "actions_retained": 1.0, "cost_with_reloads": cost,
               "over_budget_calls": 0, "task_lost": 0, "pairing_violations": 0, **extra}
     return bench.FrontierRow(policy=policy, cost=cost, fact_availability=facts, **fields)
 
@@ -60,6 +61,16 @@ def test_a_row_under_its_windows_recency_floor_is_not_a_candidate(bench: ModuleT
     ])
     assert [r.frontier for r in rows] == [True, False]
     assert "below the recency floor" in bench.format_table(rows)
+
+
+def test_retention_is_shown_but_does_not_decide_the_frontier(bench: ModuleType) -> None:
+    rows = bench.mark_frontier([
+        _row(bench, "forgets the user", 0.5, 0.9, user_retention=0.2, actions_retained=0.1),
+        _row(bench, "remembers, costs more", 0.6, 0.9),
+    ])
+    assert [r.frontier for r in rows] == [True, False]
+    assert "| forgets the user | 0.500 | 0.900 | 1.000 | 0.200 | 0.100 |" in \
+        bench.format_table(rows)
 
 
 def test_the_ideal_references_keep_the_working_set_and_drop_the_rest_when_over(
@@ -103,7 +114,8 @@ def test_bench_writes_its_section_between_markers_and_a_png(
     assert text.endswith("<!-- /bench_frontier -->\n\nhand-written reading\n")
     assert "old table" not in text
     assert "![" in text and "](frontier.png)" in text
-    assert "| 4k tau (12 runs) | none | 1.000 | 1.000 | 1.000 | 1.000 |" in text
+    assert "| recency | user retention | actions retained |" in text
+    assert "| 4k tau (12 runs) | none | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" in text
     assert "| 4k tau (12 runs) | **ctxmgr defaults** |" in text
     assert f"| 4k tau (12 runs) | {PEER} |" in text
     assert "| 4k tau (12 runs) | ctxmgr 0.8/0.3 |" in text
@@ -112,6 +124,8 @@ def test_bench_writes_its_section_between_markers_and_a_png(
     assert set(rows) == {"none", PEER, "ideal_drop_oldest", "ideal_drop_all",
                          "ctxmgr defaults", "ctxmgr 0.8/0.3"}
     assert not rows["ideal_drop_all"]["frontier"]  # a reference, never a candidate
+    # dropping history without a trace loses the calls it held
+    assert rows["ideal_drop_all"]["actions_retained"] < rows["none"]["actions_retained"] == 1.0
     assert "| 4k tau (12 runs) | ideal_drop_all |" in text and "reference |" in text
     # none goes over the 4k budget on these conversations: listed, never on the frontier
     assert rows["none"]["over_budget_calls"] > 0 and not rows["none"]["frontier"]

@@ -38,9 +38,12 @@ def test_bench_writes_json_and_the_fidelity_table(
                      "--markdown", str(results)])
     assert rc == 0
     data = json.loads((tmp_path / "replay_all_16000.json").read_text())
-    assert data["policies"]["none"]["aggregate"]["fact_availability"] == 1.0
+    none = data["policies"]["none"]["aggregate"]
+    assert none["fact_availability"] == none["user_retention"] == none["actions_retained"] == 1.0
     text = results.read_text()
     assert "| 16k SWE (4 runs) | ctxmgr |" in text
+    assert "| recency | user retention | actions retained |" in text
+    assert "`user retention`: of the user messages before each call" in text
     assert "| 4k tau-bench (12 runs) | none | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 |" in text
     assert "fact availability" in capsys.readouterr().out
 

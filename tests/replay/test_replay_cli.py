@@ -35,8 +35,13 @@ def test_json_report_has_the_spec_layout(tmp_path: Path, capsys: pytest.CaptureF
         for row in body["trajectories"]:
             assert row["id"].startswith("tau-airline-")
             assert set(METRIC_KEYS) <= set(row)
+            assert {"user_verbatim", "earlier_user_messages", "earlier_tool_calls"} <= set(row)
+    none = data["policies"]["none"]["aggregate"]
+    assert none["user_retention"] == none["user_verbatim"] == none["actions_retained"] == 1.0
+    assert none["earlier_user_messages"] > 0 and none["earlier_tool_calls"] > 0
     table = capsys.readouterr().out
     assert "langchain_context_editing" in table and "savings" in table
+    assert "actions" in table  # the actions_retained column
 
 
 def test_plain_openai_messages_file_and_plot(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 import pytest
+from builders import Scripted
 
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
-from ctxmgr.replay import Policy, PolicyResult, Trajectory, replay
+from ctxmgr.replay import Policy, Trajectory, replay
 from ctxmgr.replay.fidelity import (
     AGE_BUCKETS,
     TrajectoryFacts,
@@ -52,20 +53,6 @@ def _history() -> Trajectory:
         text_message("assistant", "HeaderValue is imported from the parser; done.", id="final"),
     ]
     return Trajectory(id="hand-made", source="test", messages=tuple(messages), raw=())
-
-
-class _Scripted:
-    """A policy under the test's control: ``make(history)`` is the prompt."""
-
-    def __init__(self, name: str, make: Callable[[list[Message]], list[Message]]) -> None:
-        self.name = name
-        self.make = make
-
-    def reset(self) -> None:
-        return None
-
-    def prompt(self, history: Sequence[Message]) -> PolicyResult:
-        return PolicyResult(messages=tuple(self.make(list(history))))
 
 
 def _calls(trajectories: Sequence[Trajectory], policy: str | Policy, budget: int = 100_000,
@@ -143,14 +130,14 @@ def test_none_scores_one_on_every_fidelity_measure() -> None:
 
 
 def test_dropping_one_tool_result_loses_exactly_that_results_facts() -> None:
-    agg, calls = _calls([_history()], _Scripted("drop_r2", _drop_result("r2")))
+    agg, calls = _calls([_history()], Scripted("drop_r2", _drop_result("r2")))
     # r2 held "src/pkg/limits.py" and "MAX_HEADER_LEN"; r1 holds the latter too
     assert [c.fidelity.missing for c in calls] == [(), (), (), ("src/pkg/limits.py",), ()]
     assert agg["facts_available"] == agg["needed_facts"] - 1
 
 
 def test_a_policy_without_reload_has_nothing_reloadable() -> None:
-    agg, _ = _calls([_history()], _Scripted("drop_r1", _drop_result("r1")))
+    agg, _ = _calls([_history()], Scripted("drop_r1", _drop_result("r1")))
     assert agg["fact_availability"] == round(4 / 5, 4)
     assert agg["fact_reloadable"] == 0.0
     assert agg["fact_availability_by_age"] == {"1": 0.75, "2": 1.0, "3": 1.0, "4-10": 1.0,
@@ -160,14 +147,14 @@ def test_a_policy_without_reload_has_nothing_reloadable() -> None:
 
 
 def test_recency_counts_calls_that_lost_one_of_the_last_three_tool_results() -> None:
-    agg, calls = _calls([_history()], _Scripted("drop_r0", _drop_result("r0")))
+    agg, calls = _calls([_history()], Scripted("drop_r0", _drop_result("r0")))
     # calls a1, a2, a3 have r0 among their last three results; the final call does not
     assert [c.fidelity.recent_kept for c in calls] == [True, False, False, False, True]
     assert agg["recency_calls"] == 4
     assert agg["recency"] == 0.25
 
 
-class _OffloadingPolicy(_Scripted):
+class _OffloadingPolicy(Scripted):
     """Replaces r0 by a tagged stand-in and can reload it, as ctxmgr's store does."""
 
     OID = "0" * 32
@@ -232,7 +219,7 @@ def test_dropping_one_tool_result_of_a_recorded_run_loses_only_facts_it_alone_he
             continue
         victim = tool_messages[len(tool_messages) // 3]
         make = _drop_result(victim.id)
-        _, calls = _calls([t], _Scripted("drop", make))
+        _, calls = _calls([t], Scripted("drop", make))
         steps = [i for i, m in enumerate(t.messages) if m.role == "assistant"]
         for i, call in zip(steps, calls, strict=True):
             history = list(t.messages[:i])

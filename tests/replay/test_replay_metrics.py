@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
+from builders import Scripted
 
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 from ctxmgr.replay import (
     METRIC_KEYS,
     NonePolicy,
-    PolicyResult,
     Trajectory,
     replay,
 )
@@ -43,20 +41,6 @@ def _trajectory(steps: int = 4, task: str = "Fix the failing test in utils.py") 
         messages += [_call(i), _result(i)]
     messages.append(text_message("assistant", "Done.", id="final"))
     return Trajectory(id="tiny", source="test", messages=tuple(messages), raw=())
-
-
-class _Scripted:
-    """Returns prompts built by ``make(history)``: a policy under the tester's control."""
-
-    def __init__(self, name: str, make) -> None:
-        self.name = name
-        self.make = make
-
-    def reset(self) -> None:
-        return None
-
-    def prompt(self, history: Sequence[Message]) -> PolicyResult:
-        return PolicyResult(messages=tuple(self.make(list(history))))
 
 
 def test_cached_prefix_counts_leading_identical_messages_only() -> None:
@@ -132,7 +116,7 @@ def test_over_budget_counts_calls_strictly_above_the_budget() -> None:
 def test_task_lost_counts_calls_whose_prompt_dropped_the_first_user_message() -> None:
     t = _trajectory()
     # keep the system message and the last 2 messages: the task is gone once history > 4
-    drop = _Scripted("drop_task", lambda h: h[:1] + h[-2:] if len(h) > 4 else h)
+    drop = Scripted("drop_task", lambda h: h[:1] + h[-2:] if len(h) > 4 else h)
     agg = replay([t], [drop], budget=10_000, counter=COUNTER).aggregate("drop_task")
     assert agg["task_lost"] == 3
     assert agg["savings"] > 0
@@ -140,7 +124,7 @@ def test_task_lost_counts_calls_whose_prompt_dropped_the_first_user_message() ->
 
 def test_pairing_violations_are_counted_on_every_prompt() -> None:
     t = _trajectory()
-    orphan = _Scripted("orphan", lambda h: [m for m in h if m.role != "assistant"])
+    orphan = Scripted("orphan", lambda h: [m for m in h if m.role != "assistant"])
     agg = replay([t], [orphan], budget=10_000, counter=COUNTER).aggregate("orphan")
     assert agg["pairing_violations"] == 0 + 1 + 2 + 3 + 4
 
@@ -149,7 +133,7 @@ def test_a_changed_prefix_loses_the_cache_from_that_message_on() -> None:
     t = _trajectory()
     # rewrite the task every call: only the system message stays cached
     n = iter(range(100))
-    churn = _Scripted("churn", lambda h: [h[0], text_message("user", f"v{next(n)}"), *h[2:]])
+    churn = Scripted("churn", lambda h: [h[0], text_message("user", f"v{next(n)}"), *h[2:]])
     agg = replay([t], [churn], budget=10_000, counter=COUNTER).aggregate("churn")
     none = replay([t], [NonePolicy()], budget=10_000, counter=COUNTER).aggregate("none")
     assert agg["cached_tokens"] == COUNTER.count(t.messages[0]) * 4
@@ -162,7 +146,7 @@ def test_a_policy_that_raises_is_reported_not_fatal() -> None:
             raise RuntimeError("peer bug")
         return h
 
-    agg_data = replay([_trajectory()], [_Scripted("boom", boom)], budget=10_000,
+    agg_data = replay([_trajectory()], [Scripted("boom", boom)], budget=10_000,
                       counter=COUNTER).to_json()
     row = agg_data["policies"]["boom"]["trajectories"][0]
     assert "RuntimeError: peer bug" in row["error"]
@@ -181,7 +165,7 @@ def test_summarizer_usage_of_a_call_is_charged_to_that_call() -> None:
             return [h[0], text_message("user", fake.text, id="sum"), *h[-2:]]
         return h
 
-    data = replay([_trajectory()], [_Scripted("s", summarizing)], budget=10_000,
+    data = replay([_trajectory()], [Scripted("s", summarizing)], budget=10_000,
                   counter=COUNTER, summarizer=fake).to_json()
     agg = data["policies"]["s"]["aggregate"]
     assert agg["summarizer_calls"] == 3

@@ -13,9 +13,10 @@ PolicyResult`` (see :mod:`ctxmgr.replay.policy`); register a factory with
 :func:`register_policy` to compare your own. The peers live in the adapters and
 are found through the ``ctxmgr.replay_policies`` entry-point group; each imports
 its framework only when created. Every prompt is also scored for fidelity against
-the recorded next step (:mod:`ctxmgr.replay.fidelity`); a policy with a
-``reload(id)`` method (:class:`Reloader`) has the facts behind its offload ids
-counted as reloadable.
+the recorded next step (:mod:`ctxmgr.replay.fidelity`) and for what it kept of the
+earlier user messages and tool calls (:mod:`ctxmgr.replay.retention`); a policy
+with a ``reload(id)`` method (:class:`Reloader`) has the facts behind its offload
+ids counted as reloadable.
 """
 
 from ctxmgr.replay.fidelity import CallFidelity, Reloader

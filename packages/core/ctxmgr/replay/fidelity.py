@@ -43,6 +43,10 @@ last one before the call).
 verbatim (fewer when fewer exist; calls with no tool result before them are
 not counted).
 
+What the user said and what the agent already did (``user_retention``,
+``actions_retained``) are measured on the same prompts, by the rules of
+:mod:`ctxmgr.replay.retention`.
+
 Facts and their ages depend only on the trajectory, so :class:`TrajectoryFacts`
 finds them once and every policy's prompts are checked against them; a prompt
 message identical to a history message is recognised by identity or by its
@@ -53,13 +57,15 @@ from __future__ import annotations
 
 import bisect
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from ctxmgr.autocontext.identifiers import MIN_FACT_CHARS, distinctive_strings, is_plain_word
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.replay.retention import CallRetention, TrajectoryRetention
+from ctxmgr.replay.visible import argument_strings, named_text, visible_text
 from ctxmgr.tokens import TokenCounter
 
 __all__ = [
@@ -89,36 +95,6 @@ def age_bucket(age: int) -> int:
     return 3 if age <= 10 else 4
 
 
-def _argument_strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        yield str(value)
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _argument_strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _argument_strings(v)
-
-
-def visible_text(m: Message, *, results: bool = True) -> str:
-    """Everything the model reads in ``m``: text, tool-result output (unless ``results``
-    is false), tool-call argument values, joined by newlines (which no fact contains)."""
-    parts: list[str] = []
-    for b in m.content:
-        if isinstance(b, TextBlock):
-            parts.append(b.text)
-        elif isinstance(b, ToolResultBlock):
-            if results:
-                parts.append(b.text)
-        elif isinstance(b, ToolUseBlock):
-            parts.extend(_argument_strings(b.input))
-    return "\n".join(parts)
-
-
 @runtime_checkable
 class Reloader(Protocol):
     """A policy whose stand-ins can be reloaded: ``reload(id)`` gives the originals back
@@ -144,6 +120,9 @@ class TrajectoryFacts:
         visible = [visible_text(m) for m in self.messages]
         self.index_by_text = {(m.role, t): i for i, (m, t) in
                               enumerate(zip(self.messages, visible, strict=True))}
+        self.retention = TrajectoryRetention(self.messages, visible)
+        """The user messages and tool calls that ``user_retention`` and
+        ``actions_retained`` look for."""
         # one searchable string of segments: (message index, tool-result ordinal or -1,
         # counts as context (system/user text))
         segments: list[tuple[int, int, bool]] = []
@@ -160,7 +139,7 @@ class TrajectoryFacts:
                     segments.append((i, -1, m.role in ("system", "user")))
                     texts.append(b.text)
                 elif isinstance(b, ToolUseBlock):
-                    for s in _argument_strings(b.input):
+                    for s in argument_strings(b.input):
                         segments.append((i, -1, False))
                         texts.append(s)
         starts: list[int] = []
@@ -242,6 +221,8 @@ class CallFidelity:
     """Tokens a reload round trip would bring back (0 when no fact needs one)."""
     missing: tuple[str, ...] = ()
     """Needed facts not in the prompt, in the order the agent used them."""
+    retention: CallRetention = field(default_factory=CallRetention)
+    """What the prompt kept of the earlier user messages and tool calls."""
 
 
 class FidelityChecker:
@@ -253,12 +234,16 @@ class FidelityChecker:
         self.counter = counter
         self.reload = reload
         self._reloaded: dict[str, tuple[str, int, tuple[str, ...]] | None] = {}
+        self._named: dict[int, tuple[Message, str]] = {}
+        """id -> (message, named text) of rewritten prompt messages (a stand-in usually
+        stays in the prompt for many calls); the message is held so its id stays its own."""
 
     def check(self, call: int, prompt: Sequence[Message]) -> CallFidelity:
         """Fidelity of ``prompt`` for the model call at message index ``call``."""
         facts = self.facts
         kept: set[int] = set()
         other: list[str] = []
+        rewritten: list[Message] = []
         for m in prompt:
             i = facts.index_by_id.get(id(m))
             if i is not None and facts.messages[i] is m:
@@ -270,12 +255,16 @@ class FidelityChecker:
                 kept.add(i)
             else:
                 other.append(text)
+                rewritten.append(m)
+        retention = facts.retention.check(call, kept, other,
+                                          [self._named_text(m) for m in rewritten])
         recent = facts.recent_results(call)
         recent_kept = all(i in kept or not out or any(out in t for t in other)
                           for i, out in recent)
         needs = facts.needs.get(call, ())
         if not needs:
-            return CallFidelity(has_results=bool(recent), recent_kept=recent_kept)
+            return CallFidelity(has_results=bool(recent), recent_kept=recent_kept,
+                                retention=retention)
         needed = [0] * len(AGE_BUCKETS)
         available = [0] * len(AGE_BUCKETS)
         missing: list[str] = []
@@ -290,7 +279,13 @@ class FidelityChecker:
             needed=len(needs), available=len(needs) - len(missing), reloadable=reloadable,
             needed_by_age=tuple(needed), available_by_age=tuple(available),
             has_results=bool(recent), recent_kept=recent_kept, reload_tokens=reload_tokens,
-            missing=tuple(missing))
+            missing=tuple(missing), retention=retention)
+
+    def _named_text(self, m: Message) -> str:
+        got = self._named.get(id(m))
+        if got is None:
+            got = self._named[id(m)] = (m, named_text(m))
+        return got[1]
 
     def _reloadable(self, missing: list[str], other: list[str]) -> tuple[int, int]:
         """How many ``missing`` facts the offload ids in the prompt give back, and the

@@ -27,8 +27,19 @@ Fidelity, per call, against the recorded next step (the fact rule and what
   fact an offload id could give back (a "reload call"), one reload round trip: the
   prompt again at the cached price and the reloaded messages' tokens uncached.
 
+Retention, per call, of what came before it (the rules are in
+:mod:`ctxmgr.replay.retention`):
+
+* ``user_retention``: earlier user messages (user turns, the first included) whose
+  whole text, or every sentence of whose standing content, is in the prompt / earlier
+  user messages; a courtesy with no standing content counts as retained;
+* ``user_verbatim`` (beyond SPEC §8, the stricter companion): earlier user messages
+  whose whole text is in the prompt verbatim / earlier user messages;
+* ``actions_retained``: earlier tool calls whose tool name and key argument the
+  prompt's text (whitespace collapsed) still holds / earlier tool calls.
+
 A share whose denominator is empty (no needed facts, nothing missing, no tool
-result yet) is 1.0: nothing was lost.
+result yet, no earlier user message or tool call) is 1.0: nothing was lost.
 
 Sums over calls give a trajectory's row; sums over trajectories the aggregate.
 Ratios (``savings``, ``cache_hit_ratio``, the fidelity shares) are recomputed from
@@ -40,7 +51,9 @@ same calls), ``effective_cost_ratio`` (effective cost / that baseline, the
 "cost / none" of the issue's tables), ``summarizer_input_tokens``,
 ``summarizer_output_tokens``, ``events`` (compressions by strategy name), the
 counts behind the fidelity shares (``needed_facts``, ``facts_available``,
-``facts_reloadable``, ``needed_facts_by_age``, ``recency_calls``), ``reload_calls``,
+``facts_reloadable``, ``needed_facts_by_age``, ``recency_calls``,
+``earlier_user_messages``, ``user_messages_retained``, ``user_messages_verbatim``,
+``earlier_tool_calls``, ``tool_calls_named``), ``user_verbatim``, ``reload_calls``,
 ``reload_tokens`` and ``cost_with_reloads_ratio`` (over the same baseline); the
 aggregate adds ``runs`` and ``errors`` (trajectories on which the policy raised;
 such a row has an ``error`` string and only the calls before the failure).
@@ -96,6 +109,8 @@ METRIC_KEYS: tuple[str, ...] = (
     "recency",
     "fact_availability_by_age",
     "cost_with_reloads",
+    "user_retention",
+    "actions_retained",
 )
 """The keys every row carries, the fidelity measures included; rows carry a few more
 (see the module doc)."""
@@ -248,6 +263,8 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
         "recency": fid.pop("recency"),
         "fact_availability_by_age": fid.pop("fact_availability_by_age"),
         "cost_with_reloads": round(with_reloads, 1),
+        "user_retention": fid.pop("user_retention"),
+        "actions_retained": fid.pop("actions_retained"),
         # beyond SPEC §8: what the ratios above are made of
         "cached_tokens": cached,
         "baseline_effective_cost": round(base_cost, 1),
@@ -271,8 +288,15 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
     by_age_needed = [0] * len(AGE_BUCKETS)
     by_age_available = [0] * len(AGE_BUCKETS)
     recency_calls = recent_kept = 0
+    users = users_retained = users_verbatim = tool_calls = calls_named = 0
     for c in calls:
         f = c.fidelity
+        r = f.retention
+        users += r.user_messages
+        users_retained += r.users_retained
+        users_verbatim += r.users_verbatim
+        tool_calls += r.tool_calls
+        calls_named += r.calls_named
         needed += f.needed
         available += f.available
         reloadable += f.reloadable
@@ -298,6 +322,14 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
         "facts_reloadable": reloadable,
         "needed_facts_by_age": dict(zip(AGE_BUCKETS, by_age_needed, strict=True)),
         "recency_calls": recency_calls,
+        "user_retention": _share(users_retained, users),
+        "user_verbatim": _share(users_verbatim, users),
+        "actions_retained": _share(calls_named, tool_calls),
+        "earlier_user_messages": users,
+        "user_messages_retained": users_retained,
+        "user_messages_verbatim": users_verbatim,
+        "earlier_tool_calls": tool_calls,
+        "tool_calls_named": calls_named,
         "reload_calls": reload_calls,
         "reload_tokens": reload_tokens,
         "reload_cost": reload_cost,

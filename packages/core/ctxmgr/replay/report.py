@@ -39,6 +39,8 @@ _COLUMNS: tuple[tuple[str, str], ...] = (
     ("fact_availability", "facts kept"),
     ("fact_reloadable", "reloadable"),
     ("recency", "recency"),
+    ("user_retention", "user kept"),
+    ("actions_retained", "actions kept"),
     ("cost_with_reloads_ratio", "cost+reloads / none"),
 )
 
@@ -47,7 +49,8 @@ def _cell(key: str, value: Any) -> str:
     if key == "savings":
         return f"{value * 100:.1f} %"
     if key in ("effective_cost_ratio", "cache_hit_ratio", "fact_availability",
-               "fact_reloadable", "recency", "cost_with_reloads_ratio"):
+               "fact_reloadable", "recency", "user_retention", "actions_retained",
+               "cost_with_reloads_ratio"):
         return f"{value:.3f}"
     if key == "ms_per_call_median":
         return f"{value:.3f}"
@@ -91,7 +94,7 @@ def print_table(data: dict[str, Any], *, title: str | None = None, file: IO[str]
     for row in table_rows(data):
         table.add_row(*row)
     out = file or sys.stdout
-    Console(file=out, width=None if out.isatty() else 170).print(table)
+    Console(file=out, width=None if out.isatty() else 200).print(table)
 
 
 def write_json(data: dict[str, Any], path: str | Path) -> None:

@@ -4,8 +4,9 @@ Each recorded assistant message is a model call; the policy is asked for the
 prompt it would send given every message before it. The recorded reply is
 then appended to the history whatever the policy sent, so all policies answer
 the same sequence of requests. Each prompt is also checked against the
-recorded reply for the facts it needed (:mod:`ctxmgr.replay.fidelity`); that
-check is not part of the policy's time.
+recorded reply for the facts it needed (:mod:`ctxmgr.replay.fidelity`) and
+against the history for the user messages and tool calls it kept
+(:mod:`ctxmgr.replay.retention`); those checks are not part of the policy's time.
 """
 
 from __future__ import annotations
