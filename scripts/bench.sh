@@ -13,3 +13,5 @@ OUT="${CTXMGR_BENCH_OUT:-replay-results}"
 "$VENV/bin/python" benchmarks/bench_overhead.py --json "$OUT/overhead.json" \
   --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_llamaindex.py --markdown benchmarks/RESULTS.md
+"$VENV/bin/python" benchmarks/bench_instructions.py --json "$OUT/instructions.json" \
+  --markdown benchmarks/RESULTS.md
