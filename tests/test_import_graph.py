@@ -37,8 +37,11 @@ def modules() -> dict[str, Path]:
     return found
 
 
-def imported_names(module: str, path: Path) -> Iterator[str]:
-    """Every module name an import statement of ``path`` names (relative ones resolved)."""
+def imported_names(module: str, path: Path, known: set[str]) -> Iterator[str]:
+    """Every module name an import statement of ``path`` names (relative ones resolved):
+    ``from ctxmgr.tokens import TokenCounter`` names ctxmgr.tokens, ``from ctxmgr.memo
+    import store`` names ctxmgr.memo.store (a package is not a module's dependency for
+    being its parent)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -48,17 +51,18 @@ def imported_names(module: str, path: Path) -> Iterator[str]:
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parent, base] if base else parent)
-            yield base
-            yield from (f"{base}.{alias.name}" for alias in node.names)
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                yield submodule if submodule in known else base
 
 
 def import_graph() -> dict[str, set[str]]:
     """Module -> the modules of the three packages it imports (a name is resolved to the
-    longest module it names: ``from ctxmgr.tokens import TokenCounter`` is ctxmgr.tokens)."""
+    longest module it names)."""
     known = modules()
     graph: dict[str, set[str]] = {m: set() for m in known}
     for module, path in known.items():
-        for name in imported_names(module, path):
+        for name in imported_names(module, path, set(known)):
             while name and name not in known:
                 name = name.rpartition(".")[0]
             if name and name != module:
