@@ -30,6 +30,7 @@ from ctxmgr import (
     validate_pairing,
 )
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.session import GUIDANCE_ID
 from ctxmgr_langgraph import (
     ContextAgentState,
     ContextHook,
@@ -37,10 +38,9 @@ from ctxmgr_langgraph import (
     ContextNode,
     ContextState,
 )
-from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 from ctxmgr_langgraph.convert import from_langchain
-from ctxmgr.session import GUIDANCE_ID
 from ctxmgr_langgraph.session import GraphSessions
+from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 
 STYLES = ["create_agent", "react_hook", "state_graph"]
 RECURSION = {"recursion_limit": 10_000}

@@ -25,7 +25,8 @@ def run_block(needle: str) -> dict[str, object]:
 
 def test_every_python_block_is_run_by_a_test() -> None:
     needles = ["AutoContextMemory(", "ContextProcessor(", "handle_archive_call(",
-               "SessionEngine(", "LangGraphStore(pg)"]  # the last runs against PostgreSQL in its own test
+               "SessionEngine(",
+               "LangGraphStore(pg)"]  # the last runs against PostgreSQL in its own test
     needles += NEEDLES_ELSEWHERE
     for block in python_blocks():
         assert any(n in block for n in needles), f"no test runs this README block:\n{block}"

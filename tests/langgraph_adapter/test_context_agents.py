@@ -35,8 +35,8 @@ from langgraph_agents import (
 from ctxmgr import AutoContextConfig, Message, TokenCounter, default_counter, message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
-from ctxmgr_langgraph.testing import RecordedRun
 from ctxmgr_langgraph.convert import from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 MAX_TOKENS = 10_000
 RESERVE = 500

@@ -23,8 +23,8 @@ from langgraph_agents import (
 from ctxmgr import AutoContextConfig, TokenCounter, default_counter
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
-from ctxmgr_langgraph.testing import RecordedRun
 from ctxmgr_langgraph.convert import from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,8 @@ from ctxmgr import (
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
 from ctxmgr.autocontext.reload import render_reloaded
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
-from ctxmgr_langgraph.testing import ScriptedChatModel
 from ctxmgr_langgraph.convert import from_langchain
+from ctxmgr_langgraph.testing import ScriptedChatModel
 
 LINES = [f"line {i:04d}: def function_{i}(value): return value * {i}  # padding text"
          for i in range(400)]

@@ -24,9 +24,14 @@ from ctxmgr_llamaindex.convert import from_llamaindex, to_llamaindex
 from ctxmgr_llamaindex.tools import schema_model
 
 try:
-    from llama_index.core.base.llms.types import ChatMessage, CompletionResponse, MessageRole
+    from llama_index.core.base.llms.types import (
+        ChatMessage,
+        ChatResponse,
+        ChatResponseAsyncGen,
+        CompletionResponse,
+        MessageRole,
+    )
     from llama_index.core.bridge.pydantic import PrivateAttr
-    from llama_index.core.base.llms.types import ChatResponse, ChatResponseAsyncGen
     from llama_index.core.llms import MockFunctionCallingLLM
     from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
     from llama_index.core.tools import FunctionTool, ToolMetadata

@@ -90,16 +90,7 @@ class AutoContextMemory(CompressorParts):
         Raises:
             OffloadNotFoundError: the store lost an offloaded range.
         """
-        out: list[Message] = []
-        todo = list(reversed(self._working))
-        while todo:
-            m = todo.pop()
-            marker = CompressedMarker.of(m)
-            if marker is None:
-                out.append(m)
-            else:
-                todo.extend(reversed(self.offload.load(marker.offload_id)))
-        return out
+        return self.offload.originals(self._working)
 
     @property
     def events(self) -> list[CompressionEvent]:

@@ -211,20 +211,10 @@ class ContextProcessor(CompressorParts):
 
     def _expand(self, stand_in: Message) -> set[str] | None:
         """Ids of every original behind a stand-in, nested stand-ins opened too."""
-        ids: set[str] = set()
-        todo = [stand_in]
-        while todo:
-            marker = CompressedMarker.of(todo.pop())
-            if marker is None:
-                continue
-            try:
-                originals = self.offload.load(marker.offload_id)
-            except (CtxmgrError, OSError, ValueError):
-                return None
-            for m in originals:
-                ids.add(m.id)
-                todo.append(m)
-        return ids
+        try:
+            return {m.id for m in self.offload.originals([stand_in])}
+        except (CtxmgrError, OSError, ValueError):
+            return None
 
     def __repr__(self) -> str:
         return f"ContextProcessor({self.config!r}, counter={self.counter!r})"

@@ -35,13 +35,13 @@ from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import DEFAULT
 from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.errors import ConfigError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
-from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.prompts import ToolSpec, reload_hint_message
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, guidance_message, render_view
