@@ -15,13 +15,13 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Unpack
 
+from ctxmgr.autocontext import reload as reloading
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import DEFAULT, CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.processor import with_reload_hint
-from ctxmgr.autocontext.reload import answer_reload, reload_room
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
 from ctxmgr.tokens import TokenTally
@@ -168,22 +168,23 @@ class AutoContextMemory(CompressorParts):
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None = DEFAULT
+    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None = DEFAULT
                            ) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
         Args:
-            room_tokens: tokens the answer may take; a longer range comes back in pages
+            reload_room: tokens the answer may take; a longer range comes back in pages
                 (``{"uuid": ID, "page": N}``). Default: the room left before the trigger
                 (:func:`~ctxmgr.autocontext.reload.reload_room`), the first page fixing
                 the page size of its range. ``None``: the whole range at once.
         """
-        if room_tokens is not DEFAULT:
-            return answer_reload(self.offload, tool_input, room_tokens=room_tokens,
-                                 counter=self.counter).text
-        answer = answer_reload(self.offload, tool_input, counter=self.counter,
-                               room_tokens=reload_room(self.config, self.tokens),
-                               page_tokens=self._reload_pages)
+        if reload_room is not DEFAULT:
+            return reloading.answer_reload(self.offload, tool_input, reload_room=reload_room,
+                                           counter=self.counter).text
+        answer = reloading.answer_reload(
+            self.offload, tool_input, counter=self.counter,
+            reload_room=reloading.reload_room(self.config, self.tokens),
+            page_tokens=self._reload_pages)
         if answer.uuid is not None and answer.page_tokens is not None:
             self._reload_pages.setdefault(answer.uuid, answer.page_tokens)
             while len(self._reload_pages) > MAX_RELOAD_PAGES:

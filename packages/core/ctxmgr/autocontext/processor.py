@@ -196,17 +196,17 @@ class ContextProcessor(CompressorParts):
 
     # -- reload ----------------------------------------------------------------------
 
-    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None) -> str:
+    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
         Args:
-            room_tokens: tokens the answer may take: :func:`~ctxmgr.autocontext.reload.
+            reload_room: tokens the answer may take: :func:`~ctxmgr.autocontext.reload.
                 reload_room` of the latest :attr:`ProcessResult.tokens`; a longer range
                 comes back in pages (``{"uuid": ID, "page": N}``), which line up only
                 when every page is asked with the first page's room (a session engine
                 keeps it). ``None``: the whole range at once.
         """
-        return handle_reload_call(self.offload, tool_input, room_tokens=room_tokens,
+        return handle_reload_call(self.offload, tool_input, reload_room=reload_room,
                                   counter=self.counter)
 
     def _expand(self, stand_in: Message) -> set[str] | None:

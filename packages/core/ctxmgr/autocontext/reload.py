@@ -98,7 +98,7 @@ class ReloadAnswer:
 
 
 def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
-                       room_tokens: int | None = None,
+                       reload_room: int | None = None,
                        counter: TokenCounter | None = None) -> str:
     """Answer one ``context_reload`` call: the originals as text, or why there are none.
     Never raises on anything the model sends.
@@ -106,15 +106,15 @@ def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
     Args:
         offload: where the originals are.
         tool_input: ``{"uuid": ID, "page": N}`` as a mapping or JSON text.
-        room_tokens: tokens the answer may take (the room left in the prompt); a longer
+        reload_room: tokens the answer may take (the room left in the prompt); a longer
             range comes back in pages of that size, each saying how to get the next.
             ``None``: the whole range at once.
         counter: counts the pages (default: the exact default counter).
     """
-    return answer_reload(offload, tool_input, room_tokens=room_tokens, counter=counter).text
+    return answer_reload(offload, tool_input, reload_room=reload_room, counter=counter).text
 
 
-def answer_reload(offload: OffloadStore, tool_input: Any, *, room_tokens: int | None,
+def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | None,
                   counter: TokenCounter | None = None,
                   page_tokens: Mapping[str, int] | None = None) -> ReloadAnswer:
     """:func:`handle_reload_call`, keeping a range's page size across its pages.
@@ -122,7 +122,7 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, room_tokens: int | 
     Args:
         page_tokens: the page size each range was first answered with (its
             :attr:`ReloadAnswer.page_tokens`); a range found here is cut to that size
-            whatever ``room_tokens`` says, so its pages line up.
+            whatever ``reload_room`` says, so its pages line up.
     """
     parsed = parse_tool_input(tool_input, _USAGE)
     if isinstance(parsed, str):
@@ -150,7 +150,7 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, room_tokens: int | 
                                  "conversation.", uuid=uuid)
     header = f"Reloaded {len(messages)} original message(s) for uuid {uuid}"
     text = render_reloaded(messages)
-    room = (page_tokens or {}).get(uuid, room_tokens)
+    room = (page_tokens or {}).get(uuid, reload_room)
     if room is None:
         return ReloadAnswer(uuid=uuid, text=f"{header}:\n\n{text}" if page == 1 else (
             f"Error: uuid {uuid} has only one page; call context_reload without page."))

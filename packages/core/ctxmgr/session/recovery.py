@@ -30,7 +30,7 @@ def reload_answer(processor: ContextProcessor, tool_input: Any, *, state: Sessio
             what is sent beside the history.
     """
     answer = answer_reload(processor.offload, tool_input, counter=processor.counter,
-                           room_tokens=reload_room(processor.config, used_tokens),
+                           reload_room=reload_room(processor.config, used_tokens),
                            page_tokens=state.reload_pages)
     if answer.uuid is None or answer.page_tokens is None or answer.uuid in state.reload_pages:
         return ToolAnswer(text=answer.text)
