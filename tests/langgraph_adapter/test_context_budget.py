@@ -20,7 +20,7 @@ from langgraph_agents import (
     tool_tokens,
 )
 
-from ctxmgr import AutoContextConfig, TokenCounter, default_counter
+from ctxmgr import ApproximateCounter, AutoContextConfig, TokenCounter, default_counter
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
@@ -126,3 +126,22 @@ def test_what_middleware_inside_it_adds_is_counted_from_the_next_call_with_a_war
     assert checker.calls == len(run.answers) + 1 and checker.peak <= 10_000
     unseen = agent.get_state(thread()).values[CONTEXT_KEY]["unseen_overhead"]
     assert abs(unseen - counter.count_text(policy)) <= 10
+
+
+class CountingCounter(ApproximateCounter):
+    """An approximate counter that tells how many times a whole prompt was counted."""
+
+    prompts = 0
+
+    def count_messages(self, messages: Any) -> int:
+        self.prompts += 1
+        return super().count_messages(messages)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_each_model_call_counts_its_prompt_once(style: str, run: RecordedRun) -> None:
+    counter = CountingCounter()
+    agent = build(style, run, config=AutoContextConfig(max_tokens=10_000),
+                  checkpointer=InMemorySaver(), counter=counter, calibrate=False)
+    agent.graph.invoke(agent.inputs(run), thread())
+    assert counter.prompts == len(agent.model.received)
