@@ -66,15 +66,10 @@ from ctxmgr import (
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
-from ctxmgr_llamaindex import (
-    ContextFunctionAgent,
-    ContextMemory,
-    RecordedRun,
-    ScriptedLLM,
-    from_llamaindex,
-)
+from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.agent import tool_tokens
 from ctxmgr_llamaindex.demo import Piece, message_pieces, message_text
+from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"

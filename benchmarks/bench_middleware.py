@@ -40,7 +40,8 @@ from langchain_core.tools import tool
 from langgraph.store.memory import InMemoryStore
 
 from ctxmgr import AutoContextConfig, ToolResultBlock, from_openai
-from ctxmgr_langgraph import ContextMiddleware, ScriptedChatModel
+from ctxmgr_langgraph import ContextMiddleware
+from ctxmgr_langgraph.testing import ScriptedChatModel
 
 
 class Clock(AgentMiddleware):  # type: ignore[type-arg]

@@ -16,9 +16,9 @@ from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from ctxmgr import AutoContextConfig, CompressionEvent, from_openai
-from ctxmgr.tokens import default_counter
-from ctxmgr_langgraph import ContextMiddleware, RecordedRun, from_langchain
+from ctxmgr import AutoContextConfig, CompressionEvent, default_counter, from_openai
+from ctxmgr_langgraph import ContextMiddleware, from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 BUDGET = 16_000
 

@@ -19,9 +19,9 @@ from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.memory import InMemoryStore
 
-from ctxmgr import AutoContextConfig, CompressionEvent, from_openai
-from ctxmgr.tokens import default_counter
-from ctxmgr_langgraph import ContextNode, ContextState, RecordedRun, from_langchain
+from ctxmgr import AutoContextConfig, CompressionEvent, default_counter, from_openai
+from ctxmgr_langgraph import ContextNode, ContextState, from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 BUDGET = 16_000
 

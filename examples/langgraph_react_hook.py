@@ -18,9 +18,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import create_react_agent
 from langgraph.store.memory import InMemoryStore
 
-from ctxmgr import AutoContextConfig, CompressionEvent, from_openai
-from ctxmgr.tokens import default_counter
-from ctxmgr_langgraph import ContextAgentState, ContextHook, RecordedRun, from_langchain
+from ctxmgr import AutoContextConfig, CompressionEvent, default_counter, from_openai
+from ctxmgr_langgraph import ContextAgentState, ContextHook, from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 BUDGET = 16_000
 

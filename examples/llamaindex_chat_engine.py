@@ -2,8 +2,9 @@
 
 Offline: a scripted model answers; the conversation pastes a long build log every turn.
 SimpleChatEngine sends its system prompt and then memory.get() on every turn; with
-ContextMemory that stays within budget, and whatever was compressed comes back word
-for word through the offload id shown in its place.
+ContextMemory that stays within budget (what the engine sends beside the memory is
+measured at the model, nothing to set by hand), and whatever was compressed comes
+back word for word through the offload id shown in its place.
 
     python examples/llamaindex_chat_engine.py [--max-tokens 4000] [--turns 40]
 """
@@ -14,9 +15,9 @@ import argparse
 
 from llama_index.core.chat_engine import SimpleChatEngine
 
-from ctxmgr import InMemoryStore
-from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr_llamaindex import ContextMemory, ScriptedLLM, from_llamaindex
+from ctxmgr import CompressionEvent, InMemoryStore
+from ctxmgr_llamaindex import ContextMemory, from_llamaindex
+from ctxmgr_llamaindex.testing import ScriptedLLM
 
 SYSTEM = "You are a build engineer. Answer in one short paragraph."
 
@@ -30,8 +31,9 @@ def build_log(turn: int) -> str:
 def main(max_tokens: int, turns: int) -> None:
     answers = [f"The link fails on init_{k}: add its object file to the link line."
                for k in range(turns)]
-    memory = ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore())
-    memory.overhead_tokens = memory.counter.count_text(SYSTEM) + 10  # sent beside the memory
+    events: list[CompressionEvent] = []
+    memory = ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore(),
+                                         on_event=events.append)
     sizes: list[int] = []
     llm = ScriptedLLM(answers, on_call=lambda prompt, tools: sizes.append(
         memory.counter.count_messages(from_llamaindex(prompt))))
@@ -40,12 +42,12 @@ def main(max_tokens: int, turns: int) -> None:
     for k in range(turns):
         engine.chat(f"Build {k} failed, here is the log:\n{build_log(k)}\nWhat is wrong?")
     print(f"{turns} turns; prompt tokens of every 4th turn: {sizes[::4]}")
-    print(f"largest prompt {max(sizes):,} tokens, budget {memory.auto_config.budget_tokens:,}")
+    print(f"largest prompt {max(sizes):,} tokens, budget {memory.config.budget_tokens:,}")
 
-    history = from_llamaindex(memory.get_all())
-    offloads = [oid for m in history for oid in find_offload_ids(m.text)]
-    print(f"the memory holds {len(history)} messages; {len(offloads)} stand for compressed ones")
-    originals = memory.processor.reload(offloads[0])
+    history = memory.get_all()
+    offloads = [e.offload_id for e in events if e.status == "applied" and e.offload_id]
+    print(f"the memory holds {len(history)} messages; {len(offloads)} compressions made")
+    originals = memory.reload(offloads[0])
     print(f"offload {offloads[0][:8]} gives back {len(originals)} message(s), the first: "
           f"{originals[0].text.splitlines()[0]!r}")
 

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+from importlib.resources import files
 
 from llama_index.core.workflow import Context
 
-from ctxmgr import InMemoryStore
-from ctxmgr.demo import bundled_trajectory
-from ctxmgr_llamaindex import (
-    ContextFunctionAgent,
-    ContextMemory,
-    RecordedRun,
-    from_llamaindex,
-)
+from ctxmgr import CompressionEvent, InMemoryStore, from_openai
+from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, from_llamaindex
+from ctxmgr_llamaindex.testing import RecordedRun
 
 
 async def main(max_tokens: int) -> None:
-    _, messages = bundled_trajectory()
-    run = RecordedRun.from_messages(messages)  # system prompt, task, answers, tool outputs
+    recorded = json.loads((files("ctxmgr.data") / "demo_trajectory.json").read_text())
+    run = RecordedRun.from_messages(from_openai(recorded["messages"]))  # task, answers, tools
 
-    memory = ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore())
+    events: list[CompressionEvent] = []
+    memory = ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore(),
+                                         on_event=events.append)
     sizes: list[int] = []
     llm = run.llm(on_call=lambda prompt, tools: sizes.append(
         memory.counter.count_messages(from_llamaindex(prompt))))
@@ -41,9 +40,9 @@ async def main(max_tokens: int) -> None:
     live: ContextMemory = await ctx.store.get("memory")  # the memory the run used
 
     print(f"{len(sizes)} model calls in one run; largest prompt {max(sizes):,} tokens "
-          f"(budget {live.auto_config.budget_tokens:,} of a {max_tokens:,}-token window)")
+          f"(budget {live.config.budget_tokens:,} of a {max_tokens:,}-token window)")
     print(f"the run ended with: {answer}")
-    offloads = live.processor.offload.ids()
+    offloads = [e.offload_id for e in events if e.status == "applied" and e.offload_id]
     print(f"{len(offloads)} compressed ranges, each reloadable word for word:")
     reload = next(t for t in live.as_tools() if t.metadata.name == "context_reload")
     first = str(reload.call(uuid=offloads[0]))

@@ -32,7 +32,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from ctxmgr import AutoContextConfig, CompressionEvent, OffloadNotFoundError, message_to_dict
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import load_trajectories
-from ctxmgr_langgraph import ContextMiddleware, RecordedRun, from_langchain
+from ctxmgr_langgraph import ContextMiddleware, from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "trajectories"
 TRAJECTORY = "swe__deepseek_chat_test_1-100__django__django-11099.json"
@@ -124,8 +125,7 @@ def main() -> int:
             _say(finished=True)
             return 0
         result = agent.invoke(None, thread)
-        engine = middleware.engine
-        processor = engine.processor(engine.store_for(store), engine.session_of(thread))
+        processor = middleware.sessions.processor(args.thread, store)
         given: list[str] = json.loads(sys.stdin.readline())
         in_state = sorted({i for m in result["messages"] for i in find_offload_ids(text_of(m))})
         reloaded, missing = 0, []

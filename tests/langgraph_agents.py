@@ -30,17 +30,17 @@ from ctxmgr import (
     validate_pairing,
 )
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.session import GUIDANCE_ID
 from ctxmgr_langgraph import (
     ContextAgentState,
     ContextHook,
     ContextMiddleware,
     ContextNode,
     ContextState,
-    RecordedRun,
-    ScriptedChatModel,
 )
 from ctxmgr_langgraph.convert import from_langchain
-from ctxmgr_langgraph.engine import GUIDANCE_ID, ContextEngine
+from ctxmgr_langgraph.session import GraphSessions
+from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 
 STYLES = ["create_agent", "react_hook", "state_graph"]
 RECURSION = {"recursion_limit": 10_000}
@@ -161,7 +161,7 @@ class Agent:
 
     graph: Any
     model: ScriptedChatModel
-    engine: ContextEngine
+    sessions: GraphSessions
     component: Any
     style: str
 
@@ -187,7 +187,7 @@ def build(style: str, run: RecordedRun, *, config: AutoContextConfig,
         middleware = ContextMiddleware(config, **options)
         graph = create_agent(model, tools, system_prompt=prompt, middleware=[middleware],
                              checkpointer=checkpointer, store=store)
-        return Agent(graph, model, middleware.engine, middleware, style)
+        return Agent(graph, model, middleware.sessions, middleware, style)
     if style == "react_hook":
         hook = ContextHook(config, system_prompt=prompt, tools=tools, **options)
         with warnings.catch_warnings():  # deprecated in LangGraph 1.0, still in wide use
@@ -195,7 +195,7 @@ def build(style: str, run: RecordedRun, *, config: AutoContextConfig,
             graph = create_react_agent(model, [*tools, *hook.tools], prompt=prompt,
                                        pre_model_hook=hook, state_schema=ContextAgentState,
                                        checkpointer=checkpointer, store=store)
-        return Agent(graph, model, hook.engine, hook, style)
+        return Agent(graph, model, hook.sessions, hook, style)
     if style == "state_graph":
         node = ContextNode(config, system_prompt=prompt, tools=tools, **options)
         all_tools = [*tools, *node.tools]
@@ -218,7 +218,7 @@ def build(style: str, run: RecordedRun, *, config: AutoContextConfig,
         builder.add_conditional_edges("model", tools_condition)
         builder.add_edge("tools", "context")
         graph = builder.compile(checkpointer=checkpointer, store=store)
-        return Agent(graph, model, node.engine, node, style)
+        return Agent(graph, model, node.sessions, node, style)
     raise ValueError(style)
 
 
@@ -230,11 +230,8 @@ def _both(sync: Callable[..., Any], async_: Callable[..., Any]) -> Any:
 
 def reloader(agent: Agent, thread: str, store: Any = None) -> Callable[[str], list[Message]]:
     """Reload an offload id of ``thread`` through the agent's own engine and store."""
-    engine = agent.engine
-
     def reload(offload_id: str) -> list[Message]:
-        return engine.processor(engine.store_for(store), engine.session_of(
-            {"configurable": {"thread_id": thread}})).reload(offload_id)
+        return agent.sessions.processor(thread, store).reload(offload_id)
 
     return reload
 

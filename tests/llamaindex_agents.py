@@ -23,7 +23,7 @@ from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.agent import tool_tokens
 from ctxmgr_llamaindex.demo import Piece, message_pieces, message_text
-from ctxmgr_llamaindex.scripted import ScriptedLLM
+from ctxmgr_llamaindex.testing import ScriptedLLM
 
 
 @dataclass
@@ -52,7 +52,7 @@ class PromptChecker:
             assert validate_pairing(neutral, rules=rules) == [], where  # type: ignore[arg-type]
         tokens = self.memory.counter.count_messages(neutral) + tool_tokens(
             tools, self.memory.counter)
-        budget = self.memory.auto_config.budget_tokens  # the window less the answer's room
+        budget = self.memory.config.budget_tokens  # the window less the answer's room
         assert tokens <= budget, f"{where}: {tokens} tokens over {budget}"
         self.peak_tokens = max(self.peak_tokens, tokens)
         reachable = self._reachable(neutral)

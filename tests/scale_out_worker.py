@@ -26,7 +26,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ctxmgr import MemoStore, OffloadNotFoundError, OffloadStore, message_to_dict
+from ctxmgr import MemoStore, OffloadNotFoundError, message_to_dict
+from ctxmgr.autocontext import OffloadStore
 from ctxmgr.replay.trajectories import load_trajectories
 from ctxmgr_langgraph import LangGraphStore
 

@@ -25,6 +25,7 @@ def run_block(needle: str) -> dict[str, object]:
 
 def test_every_python_block_is_run_by_a_test() -> None:
     needles = ["AutoContextMemory(", "ContextProcessor(", "handle_archive_call(",
+               "SessionEngine(",
                "LangGraphStore(pg)"]  # the last runs against PostgreSQL in its own test
     needles += NEEDLES_ELSEWHERE
     for block in python_blocks():
@@ -52,6 +53,14 @@ def test_the_agent_driven_tools_example_archives_and_writes_a_memo() -> None:
 def test_the_framework_owned_history_example_compresses_with_edits() -> None:
     scope = run_block("ContextProcessor(")
     assert len(scope["history"]) < len(scope["openai_messages"])  # type: ignore[arg-type]
+    assert scope["prompt"][1].id == "ctxmgr-reload-hint"  # type: ignore[index]
+
+
+def test_the_session_engine_example_compresses_and_keeps_each_stand_in_once() -> None:
+    scope = run_block("SessionEngine(")
+    assert len(scope["history"]) < len(scope["run"]["messages"])  # type: ignore[index,arg-type]
+    records = scope["state"]["compression"]["stand_ins"]  # type: ignore[index]
+    assert records and all("message" not in r for r in records)
     assert scope["prompt"][1].id == "ctxmgr-reload-hint"  # type: ignore[index]
 
 

@@ -40,8 +40,8 @@ import pytest
 from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr._version import __version__
-from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.cli import main
 from ctxmgr.convert import from_openai
 from ctxmgr.pairing import validate_pairing

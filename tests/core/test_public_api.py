@@ -1,31 +1,101 @@
-"""The public surface is a promise: pin it, and keep the core framework-free."""
+"""The public surface is a promise: pin it exactly, and keep the core framework-free.
+
+Each package's ``__all__`` is compared with the list below, so an addition that was
+not planned fails as a removal does: change the list, the README's API tables and
+the changelog together.
+"""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
+import warnings
+
+import pytest
 
 import ctxmgr
 
-EXPECTED = sorted(ctxmgr.__all__)
+PUBLIC = {
+    "ctxmgr": [
+        "ARCHIVE_TOOL", "ApproximateCounter", "ArchiveState", "AsyncSummarizer",
+        "AutoContextConfig", "AutoContextMemory", "CONTEXT_RELOAD_TOOL", "CallableCounter",
+        "CompressionEvent", "CompressionResult", "ConfigError", "ContentBlock",
+        "ContextOverflowError", "ContextProcessor", "CtxmgrError", "Edit",
+        "ExtractiveSummarizer", "FileStore", "HalfWrittenMemoError", "InMemoryStore",
+        "InvalidMemoKeyError", "InvalidMessageError", "MEMO_TOOL", "MemoStore",
+        "MemoWriteError", "Message", "Namespace", "OffloadNotFoundError", "OpaqueBlock",
+        "PairingError", "PairingViolation", "ProcessResult", "Role", "SessionEngine",
+        "Settings", "Store", "StoreError", "Summarizer", "TextBlock", "TiktokenCounter",
+        "TokenCounter", "TokenTally", "ToolGroup", "ToolResultBlock", "ToolSpec",
+        "ToolUseBlock", "__version__", "acompress", "apply_edits", "archive_placeholder",
+        "assert_valid_pairing", "async_history_processor", "compress", "context_usage_note",
+        "default_counter", "elide_memo_content", "from_anthropic", "from_openai",
+        "handle_archive_call", "history_processor", "memo_placeholder", "message_from_dict",
+        "message_to_dict", "project_dir_name", "render_archived", "render_transcript",
+        "system_prompt_fragment", "text_message", "to_anthropic", "to_openai", "tool_groups",
+        "validate_memo_key", "validate_pairing",
+    ],
+    "ctxmgr_langgraph": [
+        "CONTEXT_KEY", "ContextAgentState", "ContextHook", "ContextMiddleware",
+        "ContextMiddlewareState", "ContextNode", "ContextState", "DEFAULT_PREFIX",
+        "LangChainSummarizer", "LangGraphStore", "from_langchain", "merge_context_state",
+        "resolve_store", "to_langchain",
+    ],
+    "ctxmgr_llamaindex": [
+        "ContextFunctionAgent", "ContextMemory", "ContextReActAgent", "LlamaIndexConverter",
+        "LlamaIndexKVStore", "LlamaIndexSummarizer", "from_llamaindex", "to_llamaindex",
+    ],
+}
+"""Exactly the names each package promises, sorted."""
+
+TESTING = {"ctxmgr_langgraph.testing": {"RecordedRun", "ScriptedChatModel"},
+           "ctxmgr_llamaindex.testing": {"RecordedRun", "ScriptedLLM"}}
 
 
-def test_all_is_sorted_and_every_name_resolves():
-    assert ctxmgr.__all__ == EXPECTED
-    for name in ctxmgr.__all__:
-        assert getattr(ctxmgr, name) is not None, name
+@pytest.mark.parametrize("package", sorted(PUBLIC))
+def test_all_is_exactly_the_planned_names_sorted_and_each_resolves(package: str) -> None:
+    module = importlib.import_module(package)
+    assert module.__all__ == PUBLIC[package]
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
 
 
-def test_public_api_names_are_pinned():
-    assert set(ctxmgr.__all__) >= {
-        "Message", "TextBlock", "ToolUseBlock", "ToolResultBlock", "OpaqueBlock",
-        "from_openai", "to_openai", "from_anthropic", "to_anthropic", "validate_pairing",
-        "TokenCounter", "TiktokenCounter", "ApproximateCounter", "CallableCounter",
-        "Store", "InMemoryStore", "FileStore", "AutoContextMemory", "AutoContextConfig",
-        "Summarizer", "ExtractiveSummarizer", "CompressionEvent", "CtxmgrError",
-        "ContextOverflowError", "PairingError", "ARCHIVE_TOOL", "MEMO_TOOL",
-        "CONTEXT_RELOAD_TOOL",
-    }
+def test_internals_are_left_to_their_submodules() -> None:
+    assert not {"SummaryWorker", "OffloadStore", "handle_reload_call"} & set(ctxmgr.__all__)
+    from ctxmgr.autocontext import OffloadStore, SummaryWorker, handle_reload_call
+
+    assert OffloadStore and SummaryWorker and handle_reload_call
+
+
+@pytest.mark.parametrize("module", sorted(TESTING))
+def test_the_test_doubles_live_in_each_adapter_s_testing_module(module: str) -> None:
+    testing = importlib.import_module(module)
+    package = importlib.import_module(module.rpartition(".")[0])
+    assert TESTING[module] <= set(testing.__all__)
+    assert not TESTING[module] & set(package.__all__)
+    with warnings.catch_warnings(record=True) as caught:  # old imports still resolve
+        warnings.simplefilter("always")
+        for name in TESTING[module]:
+            assert getattr(package, name) is getattr(testing, name)
+    assert all(issubclass(w.category, DeprecationWarning) for w in caught) and caught
+
+
+def test_the_examples_import_public_names_only() -> None:
+    import ast
+    from pathlib import Path
+
+    allowed = {*PUBLIC, *TESTING}
+    for path in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ctxmgr"):
+                assert node.module in allowed, f"{path.name} imports {node.module}"
+                public = PUBLIC.get(node.module or "", [])
+                testing = TESTING.get(node.module or "", set())
+                for alias in node.names:
+                    assert alias.name in public or alias.name in testing, (
+                        f"{path.name} imports {node.module}.{alias.name}")
 
 
 def test_importing_the_core_imports_no_agent_framework():
@@ -56,13 +126,12 @@ def test_every_public_name_is_documented_in_the_readme():
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    missing = [name for name in ctxmgr.__all__ if f"`{name}`" not in readme]
+    missing = [name for names in PUBLIC.values() for name in names
+               if f"`{name}`" not in readme]
     assert missing == []
 
 
 def test_every_public_name_has_a_docstring():
-    import inspect
-
     undocumented = [name for name in ctxmgr.__all__
                     if (inspect.isclass(getattr(ctxmgr, name))
                         or inspect.isfunction(getattr(ctxmgr, name)))

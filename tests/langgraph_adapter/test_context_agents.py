@@ -34,8 +34,9 @@ from langgraph_agents import (
 
 from ctxmgr import AutoContextConfig, Message, TokenCounter, default_counter, message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware, RecordedRun
+from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 MAX_TOKENS = 10_000
 RESERVE = 500
@@ -268,7 +269,7 @@ def test_a_request_rewritten_by_an_outer_middleware_is_compressed_view_only(
     context = ContextMiddleware(CONFIG, reserve_output_tokens=RESERVE, on_event=checker.on_event)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[Copies(), context], checkpointer=InMemorySaver())
-    checker.reload = reloader(Agent(agent, model, context.engine, context, "create_agent"),
+    checker.reload = reloader(Agent(agent, model, context.sessions, context, "create_agent"),
                               "t1")
     agent.invoke({"messages": run.inputs()}, thread("t1"))
     assert len(checker.applied()) >= 3 and checker.peak <= MAX_TOKENS
@@ -287,7 +288,7 @@ def test_offloads_go_to_the_graphs_store_sync(run: RecordedRun, counter: TokenCo
     agent, checker = agent_with_checks("create_agent", run, counter, "t1",
                                        checkpointer=InMemorySaver(), store=store)
     agent.graph.invoke(agent.inputs(run), thread("t1"))
-    project = agent.engine.project
+    project = agent.sessions.engine.project
     keys = [i.key for i in store.search(("ctxmgr", project, "offload", "t1"), limit=1000)]
     assert len(keys) >= len({e.offload_id for e in checker.applied()}) > 0
     assert checker.recovered > 0  # reloaded from that store, through the agent's engine
@@ -306,7 +307,7 @@ def test_an_async_only_store_serves_an_async_run_from_its_own_loop(
                                                checkpointer=InMemorySaver(), store=store,
                                                memo=True)
             await agent.graph.ainvoke(agent.inputs(run), thread("t1"))
-            items = await store.asearch(("ctxmgr", agent.engine.project, "offload", "t1"),
+            items = await store.asearch(("ctxmgr", agent.sessions.engine.project, "offload", "t1"),
                                         limit=1000)
             return len(items), len(checker.applied())
 

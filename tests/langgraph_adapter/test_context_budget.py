@@ -6,13 +6,25 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import SystemMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph_agents import RECURSION, STYLES, CallChecker, build, reloader, tool_tokens
+from langgraph_agents import (
+    RECURSION,
+    STYLES,
+    Agent,
+    CallChecker,
+    build,
+    reloader,
+    tool_tokens,
+)
 
-from ctxmgr import AutoContextConfig, TokenCounter, default_counter
+from ctxmgr import ApproximateCounter, AutoContextConfig, TokenCounter, default_counter
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_langgraph import CONTEXT_KEY, RecordedRun
+from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
+from ctxmgr_langgraph.testing import RecordedRun
 
 
 @pytest.fixture(scope="module")
@@ -86,3 +98,50 @@ def test_budgets_hold_in_the_models_own_tokens_once_it_reports_usage(
     uncalibrated, _ = peak(False)
     assert 1.8 <= ratio <= 2.2
     assert calibrated <= 10_000 < uncalibrated
+
+
+def test_what_middleware_inside_it_adds_is_counted_from_the_next_call_with_a_warning(
+        run: RecordedRun, counter: TokenCounter) -> None:
+    """Listed first, ContextMiddleware wraps the others: a later one adds to the request
+    after ContextMiddleware counted it. What the model received is measured, counted from
+    the next call on, and the misplacement named once (the answer's reserve was eaten)."""
+    policy = "Policy: never edit generated files; explain each change. " * 250
+
+    class AddsPolicy(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            system = SystemMessage(content=f"{request.system_message.content}\n\n{policy}")
+            return handler(request.override(system_message=system))
+
+    checker = CallChecker(counter=counter, max_tokens=10_000, reserve=500)
+    model = run.model(on_call=checker)
+    checker.model = model
+    context = ContextMiddleware(AutoContextConfig(max_tokens=10_000), reserve_output_tokens=500,
+                                on_event=checker.on_event)
+    agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
+                         middleware=[context, AddsPolicy()], checkpointer=InMemorySaver())
+    checker.reload = reloader(Agent(agent, model, context.sessions, context, "create_agent"), "t")
+    with pytest.warns(UserWarning, match="put ContextMiddleware last") as caught:
+        agent.invoke({"messages": run.inputs()}, thread())
+    assert len([w for w in caught if "ContextMiddleware last" in str(w.message)]) == 1
+    assert checker.calls == len(run.answers) + 1 and checker.peak <= 10_000
+    unseen = agent.get_state(thread()).values[CONTEXT_KEY]["unseen_overhead"]
+    assert abs(unseen - counter.count_text(policy)) <= 10
+
+
+class CountingCounter(ApproximateCounter):
+    """An approximate counter that tells how many times a whole prompt was counted."""
+
+    prompts = 0
+
+    def count_messages(self, messages: Any) -> int:
+        self.prompts += 1
+        return super().count_messages(messages)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_each_model_call_counts_its_prompt_once(style: str, run: RecordedRun) -> None:
+    counter = CountingCounter()
+    agent = build(style, run, config=AutoContextConfig(max_tokens=10_000),
+                  checkpointer=InMemorySaver(), counter=counter, calibrate=False)
+    agent.graph.invoke(agent.inputs(run), thread())
+    assert counter.prompts == len(agent.model.received)

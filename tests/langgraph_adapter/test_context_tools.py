@@ -29,8 +29,9 @@ from ctxmgr import (
 )
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
 from ctxmgr.autocontext.reload import render_reloaded
-from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware, ScriptedChatModel
+from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
+from ctxmgr_langgraph.testing import ScriptedChatModel
 
 LINES = [f"line {i:04d}: def function_{i}(value): return value * {i}  # padding text"
          for i in range(400)]
@@ -230,15 +231,14 @@ def test_context_reload_brings_back_a_compressed_original_in_pages_sized_to_the_
              if isinstance(p[-1], ToolMessage) and p[-1].name == "context_reload"]
     assert len(pages) >= 2, "a range larger than the room comes back in parts"
     first_uuid = next(i for p in model.received for i in offload_ids(p))
-    engine = middleware.engine
-    processor = engine.processor(engine.store_for(None), "t")
+    processor = middleware.sessions.processor("t")
     whole = render_reloaded(processor.reload(first_uuid))
     assert "".join(page_body(p) for p in pages) == whole
     assert BIG_FILE in whole
     assert pages[0].startswith(f"Reloaded 1 original message(s) for uuid {first_uuid}, page 1 of")
     for prompt in model.received:
         assert validate_pairing(from_langchain(prompt)) == []
-        assert engine.counter.count_messages(from_langchain(prompt)) <= config.max_tokens
+        assert processor.counter.count_messages(from_langchain(prompt)) <= config.max_tokens
 
 
 def test_context_reload_answers_an_unknown_id_with_a_clear_message() -> None:
@@ -275,7 +275,7 @@ def test_archive_and_memo_reach_state_and_store_in_every_integration(
         style: str, swe_trajectories: list[Any]) -> None:
     from langgraph_agents import build
 
-    from ctxmgr_langgraph import RecordedRun
+    from ctxmgr_langgraph.testing import RecordedRun
 
     trajectory = next(t for t in swe_trajectories if "django-11099" in t.id)
     run_ = RecordedRun.from_messages(trajectory.messages)

@@ -30,11 +30,11 @@ from ctxmgr import (
     MemoStore,
     Message,
     Namespace,
-    OffloadStore,
     Store,
     StoreError,
     message_to_dict,
 )
+from ctxmgr.autocontext import OffloadStore
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import DEFAULT_PREFIX, LangGraphStore, resolve_store
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from langgraph.store.postgres import PostgresStore
 from scale_out_worker import SHARED_MEMO_KEY, SHARED_OFFLOAD_ID, WorkerProcess
 
-from ctxmgr import MemoStore, OffloadStore
+from ctxmgr import MemoStore
+from ctxmgr.autocontext import OffloadStore
 from ctxmgr_langgraph import LangGraphStore
 
 WORKERS = {

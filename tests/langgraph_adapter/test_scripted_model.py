@@ -5,7 +5,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage, HumanMessage
 
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_langgraph.scripted import RecordedRun, ScriptedChatModel
+from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 
 
 def test_a_recorded_run_splits_into_prompt_turns_answers_and_tools(

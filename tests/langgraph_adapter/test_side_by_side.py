@@ -30,7 +30,8 @@ from langgraph.store.memory import InMemoryStore
 
 from ctxmgr import AutoContextConfig, TokenCounter, from_openai, validate_pairing
 from ctxmgr.tokens import default_counter
-from ctxmgr_langgraph import ContextMiddleware, RecordedRun, ScriptedChatModel, from_langchain
+from ctxmgr_langgraph import ContextMiddleware, from_langchain
+from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 
 BUDGET = 16_000
 TRIGGER = int(BUDGET * 0.75)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from langgraph.store.postgres import PostgresStore
 
-from ctxmgr import OffloadNotFoundError, OffloadStore
+from ctxmgr import OffloadNotFoundError
+from ctxmgr.autocontext import OffloadStore
 from ctxmgr_langgraph import LangGraphStore
 
 TESTS = Path(__file__).resolve().parents[1]

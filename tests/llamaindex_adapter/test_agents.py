@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -20,18 +21,12 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.workflow import Context
 from llamaindex_agents import PromptChecker, message_text
 
-from ctxmgr import ContextOverflowError, InMemoryStore
+from ctxmgr import ContextOverflowError, ContextProcessor, InMemoryStore
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_llamaindex import (
-    CompressedObservationStep,
-    ContextFunctionAgent,
-    ContextMemory,
-    ContextReActAgent,
-    RecordedRun,
-    ScriptedLLM,
-)
-from ctxmgr_llamaindex.scripted import FINAL_ANSWER
+from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, ContextReActAgent
+from ctxmgr_llamaindex.agent import CompressedObservationStep
+from ctxmgr_llamaindex.testing import FINAL_ANSWER, RecordedRun, ScriptedLLM
 
 SWE_BUDGET = 8000
 TAU_BUDGET = 6000  # the largest tau-bench tool result (2,400 tokens) fits beside the policy
@@ -106,6 +101,71 @@ def test_the_plain_function_agent_keeps_the_same_run_whole_and_overflows(
     the memory during the run, so no memory can bound it."""
     with pytest.raises(AssertionError, match="tokens"):
         single_run(by_name(swe_trajectories, "pydicom-1256"), FunctionAgent)
+
+
+def test_every_model_call_of_a_run_is_compressed_once(
+        swe_trajectories: list[Trajectory], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step compresses memory and scratchpad; the memory's ``aget`` around it only
+    serves (it used to compress too, so the first step of a run was compressed twice)."""
+    passes: list[str] = []
+    for name in ("process", "aprocess"):
+        original = getattr(ContextProcessor, name)
+
+        def counted(self: Any, *args: Any, _original: Any = original, _name: str = name,
+                    **kwargs: Any) -> Any:
+            passes.append(_name)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(ContextProcessor, name, counted)
+    rec = RecordedRun.from_messages(by_name(swe_trajectories, "django-11099").messages)
+    memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore())
+    llm = rec.llm()
+    agent = ContextFunctionAgent(tools=rec.tools(), llm=llm, system_prompt=rec.system_prompt)
+    for ask in (rec.user_message(), "Thanks. Anything else?"):
+        run_sync(lambda ask=ask: agent.run(user_msg=ask, memory=memory, max_iterations=1000))
+    assert len(llm.received) > 40 and len(passes) == len(llm.received)
+
+
+@pytest.mark.parametrize("calibrate", [True, False])
+def test_budgets_hold_in_the_models_own_tokens_once_it_reports_usage(
+        swe_trajectories: list[Trajectory], calibrate: bool) -> None:
+    """A model whose tokenizer counts twice what tiktoken does, reporting it as OpenAI's
+    integration does: calibrated, every prompt after the first report fits the budget in
+    its own tokens; without calibration the same run overflows it."""
+    rec = RecordedRun.from_messages(by_name(swe_trajectories, "django-11099").messages)
+    memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore(),
+                                         calibrate=calibrate)
+    llm = ScriptedLLM(rec.answer_messages(), usage_counter=memory.counter, usage_ratio=2.0)
+    agent = ContextFunctionAgent(tools=rec.tools(), llm=llm, system_prompt=rec.system_prompt)
+    run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory,
+                               max_iterations=1000))
+    ratio = memory.session_state.get("calibration", {}).get("ratio", 1.0)
+    peak = max(llm.reported[1:])
+    if calibrate:
+        assert 1.8 <= ratio <= 2.2 and peak <= memory.config.budget_tokens
+    else:
+        assert ratio == 1.0 and peak > SWE_BUDGET
+
+
+def plain_warnings(agent_cls: type, rec: RecordedRun) -> list[str]:
+    """The warnings a short run of ``agent_cls`` (six tool rounds) gives."""
+    memory = ContextMemory.from_defaults(max_tokens=64_000, store=InMemoryStore())
+    agent = agent_cls(tools=rec.tools(), llm=ScriptedLLM(rec.answer_messages()[:6]),
+                      system_prompt=rec.system_prompt)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory))
+    return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+
+
+def test_a_plain_function_agent_is_told_once_to_use_context_function_agent(
+        swe_trajectories: list[Trajectory]) -> None:
+    """Its tool calls never reach the memory during a run, so the memory cannot keep it
+    in budget: the first tool round says so, naming the agent that can."""
+    rec = RecordedRun.from_messages(by_name(swe_trajectories, "django-11099").messages)
+    [message] = plain_warnings(FunctionAgent, rec)
+    assert "ContextFunctionAgent" in message and "scratchpad" in message
+    assert plain_warnings(ContextFunctionAgent, rec) == []
 
 
 def test_a_react_run_is_compressed_step_by_step_with_context_react_agent(
@@ -239,7 +299,7 @@ def test_a_resumed_memory_in_a_fresh_process_reloads_from_the_default_file_store
         return restored
 
     restored = run_sync(restore)
-    assert restored.messages == live.messages and restored.state == live.state
+    assert restored.messages == live.messages and restored.session_state == live.session_state
     tags = [t for m in restored.view for t in find_offload_ids(message_text(m))]
     assert tags
     for oid in tags:
@@ -269,7 +329,7 @@ def test_a_handoff_in_an_agent_workflow_carries_the_compressed_run_to_the_next_a
                                            max_iterations=1000))
     assert llm.answered == len(rec.answers[0]) + 1 and str(result) == FINAL_ANSWER
     assert checker.compressed_calls > 10
-    assert checker.peak_tokens <= memory.auto_config.budget_tokens
+    assert checker.peak_tokens <= memory.config.budget_tokens
 
 
 def test_an_overflow_that_no_compression_can_fix_is_the_one_error_a_run_raises(

@@ -1,5 +1,6 @@
-"""End to end with LlamaIndex's chat engines: SimpleChatEngine and
-CondensePlusContextChatEngine take ContextMemory as their memory.
+"""End to end with LlamaIndex's chat engines: SimpleChatEngine, ContextChatEngine and
+CondensePlusContextChatEngine take ContextMemory as their memory, with nothing set by
+hand: what an engine sends beside the memory is measured at the model.
 
 The tau-bench conversations are replayed as chat (each user turn, answered with
 the recorded assistant text of that turn) in a window small enough that the
@@ -10,14 +11,21 @@ from __future__ import annotations
 
 import asyncio
 
-from llama_index.core.chat_engine import CondensePlusContextChatEngine, SimpleChatEngine
+import pytest
+from llama_index.core.chat_engine import (
+    CondensePlusContextChatEngine,
+    ContextChatEngine,
+    SimpleChatEngine,
+)
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llamaindex_agents import PromptChecker
 
 from ctxmgr import InMemoryStore, Message, text_message
+from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_llamaindex import ContextMemory, RecordedRun, ScriptedLLM
+from ctxmgr_llamaindex import ContextMemory, from_llamaindex
+from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM
 
 BUDGET = 2600
 POLICY = "Baggage: one free checked bag for gold members, two for platinum."
@@ -47,7 +55,6 @@ def test_simple_chat_engine_conversations_stay_in_budget_and_reload_exactly(
         chat, users, answers = chat_only(trajectory)
         system = chat.messages[0].text
         memory = ContextMemory.from_defaults(max_tokens=BUDGET, store=InMemoryStore())
-        memory.overhead_tokens = memory.counter.count(chat.messages[0])
         checker = PromptChecker(memory, chat)
         llm = ScriptedLLM(answers, on_call=checker)
         checker.llm = llm
@@ -74,8 +81,7 @@ def test_condense_plus_context_chat_engine_conversations_stay_in_budget(
     for trajectory in tau(fixture_trajectories)[:6]:
         chat, users, answers = chat_only(trajectory)
         # beside the memory: the policy, the context template, the retrieved text, the question
-        memory = ContextMemory.from_defaults(max_tokens=3000, store=InMemoryStore(),
-                                             overhead_tokens=1500)
+        memory = ContextMemory.from_defaults(max_tokens=3000, store=InMemoryStore())
         checker = PromptChecker(memory, chat, match="text")
         llm = ScriptedLLM(answers, on_call=checker)
         checker.llm = llm
@@ -90,3 +96,35 @@ def test_condense_plus_context_chat_engine_conversations_stay_in_budget(
         compressed += checker.compressed_calls
         assert len(llm.completions) == len(users) - 1  # each later question was condensed
     assert compressed > 3
+
+
+def build_log(turn: int) -> str:
+    lines = [f"[{turn:02d}:{n:02d}] compiling module_{n}.c ... ok" for n in range(40)]
+    return "\n".join([*lines, f"[{turn:02d}:40] error: undefined reference to 'init_{turn}'"])
+
+
+class LinkerDocs(BaseRetriever):
+    """Retrieves a page of documentation, as large as a typical retrieved chunk."""
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        text = "Linker docs: " + "the linker resolves symbols in link order. " * 40
+        return [NodeWithScore(node=TextNode(text=text), score=1.0)]
+
+
+@pytest.mark.parametrize("engine_cls", [ContextChatEngine, CondensePlusContextChatEngine])
+def test_retrieval_chat_engines_need_no_hand_set_overhead(engine_cls: type) -> None:
+    """A memory sized from the model's window leaves the engine room for its system
+    prompt, the retrieved text and the question: it measures them at the model. (With
+    the memory filling its budget, LlamaIndex raised ``Chunk size -219 is not positive``
+    from turn 5 on.)"""
+    sent: list[int] = []
+    llm = ScriptedLLM(on_call=lambda prompt, tools: sent.append(
+        memory.counter.count_messages(from_llamaindex(prompt))))
+    memory = ContextMemory.from_defaults(llm=llm, store=InMemoryStore())
+    engine = engine_cls.from_defaults(LinkerDocs(), llm=llm, memory=memory,
+                                      system_prompt="You are a build engineer.")
+    for k in range(25):
+        engine.chat(f"Build {k} failed:\n{build_log(k)}\nWhat is wrong?")
+    assert len(engine.chat_history) < 50  # every turn answered, the history compressed
+    assert max(sent) <= llm.metadata.context_window - llm.metadata.num_output
+    assert any(find_offload_ids(m.content or "") for m in memory.get_all())

@@ -24,12 +24,7 @@ from ctxmgr import (
     validate_pairing,
 )
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr_llamaindex import (
-    ContextMemory,
-    LlamaIndexKVStore,
-    from_llamaindex,
-    to_llamaindex,
-)
+from ctxmgr_llamaindex import ContextMemory, LlamaIndexKVStore, from_llamaindex, to_llamaindex
 
 
 def long_history(n: int = 30, chars: int = 1500) -> list[Message]:
@@ -52,8 +47,8 @@ def test_get_compresses_to_the_budget_and_persists_the_compression() -> None:
     mem = memory()
     mem.put_messages(to_llamaindex(long_history()))
     prompt = mem.get()
-    assert tokens(mem, prompt) <= mem.auto_config.trigger_tokens
-    assert len(mem.messages) < 61 and mem.state  # persisted in the memory's own view
+    assert tokens(mem, prompt) <= mem.config.trigger_tokens
+    assert len(mem.messages) < 61 and mem.session_state  # persisted in the memory's own view
     assert "context_reload" in str(prompt[0].content)  # the model is told what tags mean
     assert validate_pairing(from_llamaindex(prompt)) == []
     again = mem.get()
@@ -73,7 +68,7 @@ def test_tool_calls_count_towards_the_budget() -> None:
     mem = memory(max_tokens=16_000)
     mem.put_messages(chats)
     sent = tokens(mem, mem.get())
-    assert sent <= mem.auto_config.budget_tokens < 16_000 < mem.counter.count_messages(history)
+    assert sent <= mem.config.budget_tokens < 16_000 < mem.counter.count_messages(history)
     theirs = Memory.from_defaults(token_limit=16_000)
     theirs.put_messages(chats)
     assert mem.counter.count_messages(from_llamaindex(theirs.get())) > 16_000
@@ -129,7 +124,7 @@ def test_the_state_survives_to_dict_and_from_dict_whole() -> None:
     prompt = mem.get()
     data = json.loads(json.dumps(mem.to_dict()))
     back = ContextMemory.from_dict(data)
-    assert back.messages == mem.messages and back.state == mem.state
+    assert back.messages == mem.messages and back.session_state == mem.session_state
     assert back.store is mem.store  # the runtime parts this session was built with
     assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
     assert "runtime" not in data
@@ -166,17 +161,17 @@ def test_the_default_store_is_a_file_store_under_ctxmgr_home(_isolated_home: Pat
 
 def test_from_defaults_sizes_the_window_from_the_llm_or_token_limit() -> None:
     assert memory_module.ContextMemory.from_defaults(
-        llm=MockLLM(max_tokens=10)).auto_config.max_tokens == MockLLM().metadata.context_window
-    assert ContextMemory.from_defaults(token_limit=5000).auto_config.max_tokens == 5000
+        llm=MockLLM(max_tokens=10)).config.max_tokens == MockLLM().metadata.context_window
+    assert ContextMemory.from_defaults(token_limit=5000).config.max_tokens == 5000
     cfg = AutoContextConfig(max_tokens=9000, last_keep=7)
     mem = ContextMemory.from_defaults(config=cfg, max_tokens=12_000)
-    assert (mem.auto_config.max_tokens, mem.auto_config.last_keep) == (12_000, 7)
-    assert mem.config == {"max_tokens": 12_000, "last_keep": 7}
+    assert (mem.config.max_tokens, mem.config.last_keep) == (12_000, 7)
+    assert mem.config_fields == {"max_tokens": 12_000, "last_keep": 7}
 
 
 def test_a_bad_setting_is_refused_when_the_memory_is_built() -> None:
     with pytest.raises(ConfigError, match="token_ratio must be in"):
-        ContextMemory(config={"token_ratio": 1.5})
+        ContextMemory(config_fields={"token_ratio": 1.5})
     with pytest.raises(ConfigError, match="memo must be one of"):
         ContextMemory.from_defaults(memo="maybe")
 
@@ -186,7 +181,7 @@ def test_reset_forgets_the_conversation_but_not_the_offloads() -> None:
     mem.put_messages(to_llamaindex(long_history()))
     ids = [oid for m in from_llamaindex(mem.get()) for oid in find_offload_ids(message_text(m))]
     mem.reset()
-    assert mem.get_all() == [] and mem.state is None
+    assert mem.get_all() == [] and mem.session_state == {}
     assert ids and mem.processor.reload(ids[0])
 
 

@@ -17,11 +17,11 @@ from ctxmgr import (
     ConfigError,
     MemoStore,
     Namespace,
-    OffloadStore,
     Store,
     StoreError,
     message_to_dict,
 )
+from ctxmgr.autocontext import OffloadStore
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import LlamaIndexKVStore

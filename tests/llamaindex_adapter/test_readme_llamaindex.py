@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import ctxmgr_llamaindex
-from ctxmgr_llamaindex.scripted import FINAL_ANSWER
+from ctxmgr_llamaindex.testing import FINAL_ANSWER
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -19,13 +19,9 @@ from llamaindex_agents import message_text
 
 from ctxmgr import InMemoryStore, MemoStore, memo_placeholder
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr_llamaindex import (
-    ContextFunctionAgent,
-    ContextMemory,
-    ScriptedLLM,
-    from_llamaindex,
-    to_llamaindex,
-)
+from ctxmgr.autocontext.reload import render_reloaded
+from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, from_llamaindex, to_llamaindex
+from ctxmgr_llamaindex.testing import ScriptedLLM
 
 BIG = "".join(f"line {i}: " + "z" * 60 + "\n" for i in range(300))
 
@@ -66,33 +62,39 @@ def tool(memory: ContextMemory, name: str) -> FunctionTool:
     return next(t for t in memory.as_tools() if t.metadata.name == name)
 
 
-def test_context_reload_pages_a_long_range_to_the_room_left_and_gives_it_back_whole() -> None:
+def reload_then_follow_pages(prompt: list[ChatMessage]) -> ChatMessage:
+    """The model's move: follow the pages of the last reload, or reload the first id."""
+    last = prompt[-1]
+    if last.role == MessageRole.TOOL and "Reloaded" in str(last.content):
+        more = re.search(r'\{"uuid": "([0-9a-f]{32})", "page": (\d+)\}', str(last.content))
+        if more is None:
+            return ChatMessage(role=MessageRole.ASSISTANT, content="done")
+        return calls("context_reload", {"uuid": more[1], "page": int(more[2])},
+                     f"r{more[2]}")
+    ids = [oid for m in from_llamaindex(prompt) for oid in find_offload_ids(message_text(m))]
+    return calls("context_reload", {"uuid": ids[0]}, "r1")
+
+
+def test_following_the_reload_pages_in_a_run_gives_back_the_whole_range() -> None:
+    """Each page lands in the prompt, so the room shrinks as the model reads: the pages
+    keep the size the first one had, so they line up and give back 100 % of the range
+    (they were cut to the room left at each call: "page 1 of 42", then "has 2 page(s)")."""
     memory = ContextMemory.from_defaults(max_tokens=16_000, store=InMemoryStore())
     history = [user("read the logs", id="u0")]
     for k in range(8):
         history += group(f"c{k}", 8000)
     memory.put_messages(to_llamaindex(history))
-    prompt = from_llamaindex(memory.get())
-    ids = [oid for m in prompt for oid in find_offload_ids(message_text(m))]
-    assert ids
-    reload = tool(memory, "context_reload")
-    memory.last_tokens = memory.auto_config.budget_tokens - 800  # a nearly full prompt
-    room = memory.reload_room()
-    assert room == 800
-    pages, page = [], 1
-    while True:
-        text = str(reload.call(uuid=ids[0], page=page))
-        assert memory.counter.count_text(text) <= room
-        pages.append(text)
-        if f'"page": {page + 1}' not in text:
-            break
-        page += 1
-    assert len(pages) > 1
-    originals = memory.processor.reload(ids[0])
-    joined = "".join(p.split("\n\n", 1)[1] for p in pages)
-    for m in originals:
-        for r in m.tool_results:
-            assert r.text in joined
+    first = [oid for m in from_llamaindex(memory.get()) for oid in find_offload_ids(
+        message_text(m))][0]
+    llm, _ = run_agent(memory, [reload_then_follow_pages] * 30)
+    pages = [str(p[-1].content) for p in llm.received[1:] if p[-1].role == MessageRole.TOOL]
+    heads = [p.partition("\n\n")[0] for p in pages]
+    assert len(pages) > 2 and all(first in h and "Error" not in h for h in heads)
+    totals = {int(re.search(r"page \d+ of (\d+)", h)[1]) for h in heads}  # type: ignore[index]
+    assert totals == {len(pages)}
+    whole = render_reloaded(memory.processor.reload(first))
+    assert "".join(p.partition("\n\n")[2] for p in pages) == whole
+    assert all(memory.counter.count_text(p) <= memory.config.trigger_tokens for p in pages)
 
 
 def test_context_reload_answers_a_bad_call_with_a_tool_result() -> None:

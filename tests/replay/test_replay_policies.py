@@ -162,7 +162,7 @@ def test_a_missing_framework_names_the_extra(monkeypatch: pytest.MonkeyPatch, co
 
 def test_registered_policies_join_the_run(small_runs: list[Trajectory], counter,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    import ctxmgr.replay.policy as policy_module
+    import ctxmgr.replay.registry as policy_module
 
     monkeypatch.setattr(policy_module, "_FACTORIES", {})
 

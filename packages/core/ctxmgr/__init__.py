@@ -1,7 +1,12 @@
 """ctxmgr: keep long-running LLM agents inside their context window without
 losing what they learned.
 
-Everything listed in ``__all__`` is the public API; other names may change.
+Everything listed in ``__all__`` is the public API; other names may change. One entry
+point per way of using ctxmgr: ``AutoContextMemory`` (a history you own),
+``ContextProcessor`` / ``history_processor`` (a history your framework owns),
+``SessionEngine`` (writing a framework integration); the agent-driven tools
+(``handle_archive_call``, ``MemoStore``). Building blocks beneath them live in
+their submodules (``ctxmgr.autocontext``, ``ctxmgr.session``).
 """
 
 from ctxmgr._version import __version__
@@ -22,15 +27,12 @@ from ctxmgr.autocontext import (
     ContextProcessor,
     Edit,
     ExtractiveSummarizer,
-    OffloadStore,
     ProcessResult,
     Summarizer,
-    SummaryWorker,
     acompress,
     apply_edits,
     async_history_processor,
     compress,
-    handle_reload_call,
     history_processor,
     render_transcript,
 )
@@ -74,6 +76,7 @@ from ctxmgr.pairing import (
     validate_pairing,
 )
 from ctxmgr.prompts import ToolSpec, context_usage_note, system_prompt_fragment
+from ctxmgr.session import SessionEngine
 from ctxmgr.settings import Settings
 from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, project_dir_name
 from ctxmgr.tokens import (
@@ -114,17 +117,16 @@ __all__ = [
     "Message",
     "Namespace",
     "OffloadNotFoundError",
-    "OffloadStore",
     "OpaqueBlock",
     "PairingError",
     "PairingViolation",
     "ProcessResult",
     "Role",
+    "SessionEngine",
     "Settings",
     "Store",
     "StoreError",
     "Summarizer",
-    "SummaryWorker",
     "TextBlock",
     "TiktokenCounter",
     "TokenCounter",
@@ -146,7 +148,6 @@ __all__ = [
     "from_anthropic",
     "from_openai",
     "handle_archive_call",
-    "handle_reload_call",
     "history_processor",
     "memo_placeholder",
     "message_from_dict",

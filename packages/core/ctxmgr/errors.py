@@ -20,12 +20,6 @@ so generic handlers (``except ValueError``) keep working::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from ctxmgr.autocontext.pipeline import CompressionResult
-    from ctxmgr.autocontext.processor import ProcessResult
-    from ctxmgr.pairing import PairingViolation
 
 __all__ = [
     "ConfigError",
@@ -61,7 +55,9 @@ class InvalidMessageError(CtxmgrError, ValueError):
 class PairingError(CtxmgrError, ValueError):
     """Tool calls and tool results break the provider's pairing rule."""
 
-    def __init__(self, violations: Sequence[PairingViolation], *, rules: str) -> None:
+    def __init__(self, violations: Sequence[object], *, rules: str) -> None:
+        """``violations``: the :class:`~ctxmgr.PairingViolation` s found (each says what it
+        is when printed); typed loosely so this module imports none of its callers."""
         self.violations = tuple(violations)
         self.rules = rules
         shown = "; ".join(str(v) for v in self.violations[:3])
@@ -118,10 +114,7 @@ class HalfWrittenMemoError(StoreError):
 class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
-    def __init__(
-        self, *, tokens: int, limit: int,
-        partial: CompressionResult | ProcessResult | None = None
-    ) -> None:
+    def __init__(self, *, tokens: int, limit: int, partial: object | None = None) -> None:
         self.tokens = tokens
         self.limit = limit
         self.excess = tokens - limit

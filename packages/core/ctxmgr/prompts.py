@@ -6,7 +6,7 @@ caller) without touching the tools. Nothing here does I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ __all__ = [
     "RELOAD_HINT_ID",
     "RELOAD_SYSTEM_PROMPT",
     "ToolSpec",
+    "after_system",
     "context_usage_note",
     "reload_hint_message",
     "system_prompt_fragment",
@@ -139,6 +140,17 @@ def system_prompt_fragment(*, message_archiving: bool = True, memo: bool = True,
     if memo:
         parts.append(MEMO_SYSTEM_PROMPT)
     return "\n\n".join(parts)
+
+
+def after_system(messages: Sequence[Message], inserts: Iterable[Message]) -> list[Message]:
+    """``messages`` with ``inserts`` right after their leading system messages: the one
+    place ctxmgr's own system messages (the reload hint, the tool guidance) go, so the
+    model reads them with the system prompt, before the conversation."""
+    extra = list(inserts)
+    at = 0
+    while at < len(messages) and messages[at].role == "system":
+        at += 1
+    return [*messages[:at], *extra, *messages[at:]]
 
 
 def reload_hint_message() -> Message:

@@ -26,7 +26,7 @@ from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.tokens import default_counter
 from ctxmgr_langgraph.convert import from_langchain
 from ctxmgr_langgraph.middleware import ContextMiddleware
-from ctxmgr_langgraph.scripted import RecordedRun
+from ctxmgr_langgraph.testing import RecordedRun
 
 try:
     from langchain.agents import create_agent
@@ -124,8 +124,7 @@ def run_agent_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None
     if "text" not in reload_box and reload_box.get("asked") is not False:
         agent.invoke({"messages": [HumanMessage(ASK_RELOAD)]}, config)
 
-    engine = middleware.engine
-    processor = engine.processor(engine.store_for(store), engine.session_of(config))
+    processor = middleware.sessions.processor("demo", store)
     originals = _originals(agent, config)
     for event in events:
         report.strategies[event.name] += 1

@@ -17,8 +17,10 @@ the state itself and stays byte-identical until the next compression.
 
 The hook cannot see the request's system prompt and tool schemas: pass them as
 ``system_prompt`` and ``tools`` so the budget counts them (ctxmgr's own tools are
-counted already). It runs sync under ``invoke`` / ``stream`` and async under
-``ainvoke`` / ``astream``.
+counted already). The model's answer comes after the hook returns, so what a call
+sent is kept in ctxmgr's channel and calibrated against the answer's
+``usage_metadata`` at the next call. It runs sync under ``invoke`` / ``stream`` and
+async under ``ainvoke`` / ``astream``.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, NotRequired, Unpack
 
 from ctxmgr import AutoContextConfig
-from ctxmgr_langgraph.engine import ContextEngine, EngineOptions, PreparedCall
+from ctxmgr_langgraph.session import GraphSessions, PreparedCall, SessionOptions
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
+from ctxmgr_langgraph.tools import context_tools
 
 try:
     from langchain_core.messages import BaseMessage
@@ -68,17 +71,17 @@ class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
         system_prompt: str | BaseMessage | None = None,
         tools: Iterable[Any] = (),
         name: str = "ctxmgr_pre_model_hook",
-        **options: Unpack[EngineOptions],
+        **options: Unpack[SessionOptions],
     ) -> None:
-        self.engine = ContextEngine(config, **options)
-        self.tools = list(self.engine.tools)
-        self.overhead = self.engine.overhead_tokens(system_prompt, [*tools, *self.tools])
-        """Base-counter tokens of the system prompt and every tool schema."""
+        self.sessions = GraphSessions(config, **options)
+        self.tools = context_tools(self.sessions)
+        self.overhead = self.sessions.overhead(system_prompt, [*tools, *self.tools])
+        """Tokens of the system prompt and every tool schema."""
         super().__init__(self._run, afunc=self._arun, name=name)
 
     @property
     def config(self) -> AutoContextConfig:
-        return self.engine.config
+        return self.sessions.config
 
     def _arguments(self, state: Mapping[str, Any], config: RunnableConfig
                    ) -> tuple[list[BaseMessage], dict[str, Any] | None, dict[str, Any],
@@ -89,25 +92,24 @@ class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
             runtime: Any = get_runtime()
         except (RuntimeError, KeyError):  # called outside a graph
             runtime = None
-        session = self.engine.session_of(config, runtime)
-        learned = self.engine.observe(session, messages, context)
+        learned = self.sessions.usage(context, self.sessions.last_answer(messages))
         if learned:
             context = merge_context_state(context, learned)
         return messages, context, learned, {
-            "session": session, "overhead": self.overhead,
-            "store": self.engine.store_for(getattr(runtime, "store", None))}
+            "session": self.sessions.session_of(config, runtime), "overhead": self.overhead,
+            "store": self.sessions.store_for(getattr(runtime, "store", None))}
 
     def _run(self, state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         messages, context, learned, kwargs = self._arguments(state, config)
-        return self._update(self.engine.prepare(messages, context, **kwargs), learned)
+        return self._update(self.sessions.prepare(messages, context, **kwargs), learned)
 
     async def _arun(self, state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         messages, context, learned, kwargs = self._arguments(state, config)
-        return self._update(await self.engine.aprepare(messages, context, **kwargs), learned)
+        return self._update(await self.sessions.aprepare(messages, context, **kwargs), learned)
 
-    def _update(self, call: PreparedCall, learned: dict[str, Any]) -> dict[str, Any]:
-        self.engine.expect_answer(call.session, call.sent_tokens)
-        update = call.update(learned)
+    @staticmethod
+    def _update(call: PreparedCall, learned: dict[str, Any]) -> dict[str, Any]:
+        update = call.update({**learned, "sent_tokens": call.turn.sent_tokens})
         update["llm_input_messages"] = call.prompt
         return update
 

@@ -7,7 +7,8 @@ Example::
     from ctxmgr_langgraph import ContextMiddleware
 
     agent = create_agent(model, tools, system_prompt=PROMPT,
-                         middleware=[ContextMiddleware(AutoContextConfig(max_tokens=128_000))])
+                         middleware=[*other_middleware,
+                                     ContextMiddleware(AutoContextConfig(max_tokens=128_000))])
 
 Before every model call (``wrap_model_call`` and its async twin) the history is
 compressed when it is over budget, counting the system prompt, the tool schemas
@@ -17,16 +18,26 @@ stand-in, ``RemoveMessage`` for the rest of the range), so later calls send the
 compressed prefix unchanged until the next compression. Archived results and
 written memos are shown to the model as placeholders; the originals stay in the
 state or in the offload store, reloadable with ``context_reload``.
+
+**Put it last in the middleware list.** The first middleware is the outermost
+wrapper, so ContextMiddleware sees the request as every middleware before it in
+the list left it, and nothing that one after it adds. What the model really
+receives is recorded (a LangChain callback for the duration of the call): tokens
+beyond what ContextMiddleware sent are counted in every later call of the thread,
+and the first time it happens a warning says to move ContextMiddleware last.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import Annotated, Any, NotRequired, Unpack, cast
 
 from ctxmgr import AutoContextConfig
-from ctxmgr_langgraph.engine import ContextEngine, EngineOptions, PreparedCall
+from ctxmgr_langgraph.session import GraphSessions, PreparedCall, SessionOptions
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
+from ctxmgr_langgraph.tools import context_tools
 
 try:
     from langchain.agents.middleware import (
@@ -37,13 +48,32 @@ try:
         ModelResponse,
     )
     from langchain.agents.middleware.types import PrivateStateAttr
-    from langchain_core.messages import AIMessage, AnyMessage
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
+    from langchain_core.tracers.context import register_configure_hook
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
 __all__ = ["ContextMiddleware", "ContextMiddlewareState"]
+
+
+class _SentMessages(BaseCallbackHandler):
+    """Records the messages of every chat-model call made while it is active."""
+
+    run_inline = True
+
+    def __init__(self) -> None:
+        self.prompts: list[list[BaseMessage]] = []
+
+    def on_chat_model_start(self, serialized: Any, messages: list[list[BaseMessage]],
+                            **kwargs: Any) -> None:
+        self.prompts.extend(messages)
+
+
+_SENT: ContextVar[_SentMessages | None] = ContextVar("ctxmgr_sent_messages", default=None)
+register_configure_hook(_SENT, inheritable=True)
 
 
 class ContextMiddlewareState(AgentState[Any]):
@@ -53,7 +83,7 @@ class ContextMiddlewareState(AgentState[Any]):
 
 
 class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
-    """Keeps a ``create_agent`` agent inside its context window.
+    """Keeps a ``create_agent`` agent inside its context window (put it last in the list).
 
     Args:
         config: window, trigger and strategies (``AutoContextConfig``).
@@ -82,52 +112,78 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
 
     state_schema = ContextMiddlewareState
 
-    def __init__(
-        self,
-        config: AutoContextConfig | None = None,
-        **options: Unpack[EngineOptions],
-    ) -> None:
+    def __init__(self, config: AutoContextConfig | None = None,
+                 **options: Unpack[SessionOptions]) -> None:
         super().__init__()
-        self.engine = ContextEngine(config, **options)
-        self.tools = list(self.engine.tools)
+        self.sessions = GraphSessions(config, **options)
+        self.tools = context_tools(self.sessions)
+        self._warned = False
 
     @property
     def config(self) -> AutoContextConfig:
-        return self.engine.config
+        return self.sessions.config
 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
         runtime = request.runtime
-        state = request.state or {}
         return {
-            "session": self.engine.session_of(None, runtime),
-            "store": self.engine.store_for(getattr(runtime, "store", None)),
-            "overhead": self.engine.overhead_tokens(request.system_message, request.tools),
-            "state_messages": state.get("messages", ()),
+            "session": self.sessions.session_of(None, runtime),
+            "store": self.sessions.store_for(getattr(runtime, "store", None)),
+            "overhead": self.sessions.overhead(request.system_message, request.tools),
+            "state_messages": (request.state or {}).get("messages", ()),
         }
 
     def wrap_model_call(
         self, request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
-        context = _context(request)
-        call = self.engine.prepare(request.messages, context, **self._arguments(request))
-        return self._answer(call, context, handler(request.override(messages=_any(call))))
+        context, arguments = _context(request), self._arguments(request)
+        call = self.sessions.prepare(request.messages, context, **arguments)
+        recorder = _SentMessages()
+        token = _SENT.set(recorder)
+        try:
+            response = handler(request.override(messages=_any(call)))
+        finally:
+            _SENT.reset(token)
+        return self._answer(call, request, context, arguments, recorder, response)
 
     async def awrap_model_call(
         self, request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
-        context = _context(request)
-        call = await self.engine.aprepare(request.messages, context, **self._arguments(request))
-        return self._answer(call, context, await handler(request.override(messages=_any(call))))
+        context, arguments = _context(request), self._arguments(request)
+        call = await self.sessions.aprepare(request.messages, context, **arguments)
+        recorder = _SentMessages()
+        token = _SENT.set(recorder)
+        try:
+            response = await handler(request.override(messages=_any(call)))
+        finally:
+            _SENT.reset(token)
+        return self._answer(call, request, context, arguments, recorder, response)
 
-    def _answer(self, call: PreparedCall, context: Mapping[str, Any] | None,
-                response: ModelResponse[Any] | AIMessage
+    def _answer(self, call: PreparedCall, request: ModelRequest[Any],
+                context: Mapping[str, Any] | None, arguments: dict[str, Any],
+                recorder: _SentMessages, response: ModelResponse[Any] | AIMessage
                 ) -> ModelResponse[Any] | ExtendedModelResponse[Any]:
         if isinstance(response, AIMessage):
             response = ModelResponse(result=[response])
         answer = next((m for m in reversed(response.result) if isinstance(m, AIMessage)), None)
-        update = call.update(self.engine.calibration(context, call.sent_tokens, answer))
+        changes = self.sessions.usage(context, answer, call.turn.sent_tokens)
+        if recorder.prompts:
+            expected = [*([request.system_message] if request.system_message else []),
+                        *call.prompt]
+            sent = max(recorder.prompts, key=len)
+            unseen = self.sessions.sent_to_model(
+                call.turn.state, expected=expected, sent=sent, session=arguments["session"],
+                store=arguments["store"])
+            changes.update(unseen)
+            if unseen.get("unseen_overhead") and not self._warned:
+                self._warned = True
+                message = (f"the model received {unseen['unseen_overhead']} tokens more than "
+                           "ContextMiddleware sent: middleware after it in the list adds to "
+                           "the request. They are counted from the next call on; put "
+                           "ContextMiddleware last in create_agent's middleware list")
+                warnings.warn(message, stacklevel=2)
+        update = call.update(changes)
         if not update:
             return response
         return ExtendedModelResponse(model_response=response, command=Command(update=update))

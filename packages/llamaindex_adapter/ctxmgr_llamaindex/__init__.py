@@ -2,63 +2,60 @@
 
 Needs ``pip install ".[llamaindex]"``: every name here imports LlamaIndex
 when first used, and says which extra to install when it is missing.
+
+One entry point, ``ContextMemory``, a drop-in ``BaseMemory`` for agents and chat
+engines, on ctxmgr's session engine (:class:`ctxmgr.session.SessionEngine`); with
+``ContextFunctionAgent`` (or ``ContextReActAgent``) a single long run stays in budget
+too. ``LlamaIndexKVStore`` puts offloads and memos in any LlamaIndex key-value store.
+The test doubles (a scripted LLM, a recorded run) are in :mod:`ctxmgr_llamaindex.testing`.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctxmgr_llamaindex.agent import (
-        CompressedObservationStep,
-        CompressedThoughtStep,
-        ContextFunctionAgent,
-        ContextReActAgent,
-    )
+    from ctxmgr_llamaindex.agent import ContextFunctionAgent, ContextReActAgent
     from ctxmgr_llamaindex.convert import LlamaIndexConverter, from_llamaindex, to_llamaindex
-    from ctxmgr_llamaindex.memory import ContextMemory, StepPlan
-    from ctxmgr_llamaindex.scripted import RecordedRun, ScriptedLLM
+    from ctxmgr_llamaindex.memory import ContextMemory
     from ctxmgr_llamaindex.store import LlamaIndexKVStore
     from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
-    from ctxmgr_llamaindex.tools import context_tools
 
 __all__ = [
-    "CompressedObservationStep",
-    "CompressedThoughtStep",
     "ContextFunctionAgent",
     "ContextMemory",
     "ContextReActAgent",
     "LlamaIndexConverter",
     "LlamaIndexKVStore",
     "LlamaIndexSummarizer",
-    "RecordedRun",
-    "ScriptedLLM",
-    "StepPlan",
-    "context_tools",
     "from_llamaindex",
     "to_llamaindex",
 ]
 
 _WHERE = {
-    "CompressedObservationStep": "agent",
-    "CompressedThoughtStep": "agent",
     "ContextFunctionAgent": "agent",
     "ContextMemory": "memory",
     "ContextReActAgent": "agent",
     "LlamaIndexConverter": "convert",
     "LlamaIndexKVStore": "store",
     "LlamaIndexSummarizer": "summarizer",
-    "RecordedRun": "scripted",
-    "ScriptedLLM": "scripted",
-    "StepPlan": "memory",
-    "context_tools": "tools",
     "from_llamaindex": "convert",
     "to_llamaindex": "convert",
 }
 
+_MOVED = {"RecordedRun": "testing", "ScriptedLLM": "testing", "StepPlan": "memory",
+          "context_tools": "tools", "CompressedObservationStep": "agent",
+          "CompressedThoughtStep": "agent"}
+"""Names this package exported before; they still resolve, with a DeprecationWarning."""
+
 
 def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'ctxmgr_llamaindex' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"ctxmgr_llamaindex.{_WHERE[name]}"), name)
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"ctxmgr_llamaindex.{_WHERE[name]}"), name)
+    if name in _MOVED:
+        where = f"ctxmgr_llamaindex.{_MOVED[name]}"
+        warnings.warn(f"import {name} from {where}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), name)
+    raise AttributeError(f"module 'ctxmgr_llamaindex' has no attribute {name!r}")

@@ -19,10 +19,11 @@ apply there.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from typing import Any
 
 from ctxmgr import ConfigError, TokenCounter
+from ctxmgr.session import OverheadCounter
 from ctxmgr_llamaindex.memory import ContextMemory
 
 try:
@@ -33,6 +34,7 @@ try:
     from llama_index.core.base.llms.types import ChatMessage, MessageRole
     from llama_index.core.memory import BaseMemory
     from llama_index.core.tools import AsyncBaseTool
+    from llama_index.core.workflow import Context
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
@@ -43,8 +45,26 @@ __all__ = ["CompressedObservationStep", "CompressedThoughtStep", "ContextFunctio
 
 def tool_tokens(tools: Sequence[AsyncBaseTool], counter: TokenCounter) -> int:
     """Prompt tokens of the tools' schemas, as an OpenAI-style request carries them."""
-    return sum(counter.count_text(json.dumps(t.metadata.to_openai_tool(), sort_keys=True))
-               for t in tools)
+    return OverheadCounter(counter).total(tools=[t.metadata.to_openai_tool() for t in tools])
+
+
+class _AgentRun:
+    """Marks the run's memory as prepared step by step (and not by ``get``) while the
+    run is in flight: one compression per model call."""
+
+    async def _init_context(self, ctx: Context, ev: Any) -> None:
+        await super()._init_context(ctx, ev)  # type: ignore[misc]
+        memory = await ctx.store.get("memory", default=None)
+        if isinstance(memory, ContextMemory):
+            memory.start_agent_run()
+
+    async def finalize(self, ctx: Context, output: AgentOutput, memory: BaseMemory
+                       ) -> AgentOutput:
+        try:
+            return await super().finalize(ctx, output, memory)  # type: ignore[misc]
+        finally:
+            if isinstance(memory, ContextMemory):
+                memory.end_agent_run()
 
 
 def context_memory_of(memory: BaseMemory, agent: str) -> ContextMemory:
@@ -58,7 +78,7 @@ def context_memory_of(memory: BaseMemory, agent: str) -> ContextMemory:
         "from_defaults(max_tokens=...))")
 
 
-class ContextFunctionAgent(FunctionAgent):
+class ContextFunctionAgent(_AgentRun, FunctionAgent):
     """A ``FunctionAgent`` that keeps every model call within its memory's budget.
 
     Example::
@@ -79,6 +99,7 @@ class ContextFunctionAgent(FunctionAgent):
         compressed scratchpad (archived results whole) is put back with the answer after.
         """
         context_memory = context_memory_of(memory, type(self).__name__)
+        context_memory.start_agent_run()  # an AgentWorkflow starts no run of this agent
         scratchpad: list[ChatMessage] = await ctx.store.get(self.scratchpad_key, default=[])
         plan = await context_memory.aprepare_step(
             llm_input, scratchpad, overhead_tokens=tool_tokens(tools, context_memory.counter))
@@ -113,7 +134,7 @@ class CompressedObservationStep(ObservationReasoningStep):
         return self.observation
 
 
-class ContextReActAgent(ReActAgent):
+class ContextReActAgent(_AgentRun, ReActAgent):
     """A ``ReActAgent`` that keeps every model call within its memory's budget.
 
     Example::
@@ -135,6 +156,7 @@ class ContextReActAgent(ReActAgent):
         the compressed memory part and steps, so it formats the prompt ctxmgr built.
         """
         context_memory = context_memory_of(memory, type(self).__name__)
+        context_memory.start_agent_run()
         if self.formatter.observation_role != MessageRole.USER:
             raise ConfigError(f"{type(self).__name__} needs observations shown as user "
                               f"messages, got observation_role="

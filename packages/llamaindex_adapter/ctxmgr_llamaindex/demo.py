@@ -31,7 +31,7 @@ from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex.agent import ContextFunctionAgent, tool_tokens
 from ctxmgr_llamaindex.convert import from_llamaindex
 from ctxmgr_llamaindex.memory import ContextMemory
-from ctxmgr_llamaindex.scripted import RecordedRun
+from ctxmgr_llamaindex.testing import RecordedRun
 
 __all__ = ["Piece", "message_pieces", "message_text", "run_llamaindex_demo"]
 

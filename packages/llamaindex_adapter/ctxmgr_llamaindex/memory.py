@@ -1,61 +1,72 @@
-"""ContextMemory: ctxmgr's compression as a drop-in LlamaIndex memory.
+"""ContextMemory: ctxmgr's session engine as a drop-in LlamaIndex memory.
 
 It holds the conversation as ctxmgr's working view (compressions persisted in
-place, originals in the offload store) and, before every model call it serves,
-compresses that view progressively and reversibly. Everything it needs to carry
-on lives in plain-JSON fields (the view as message dicts, the compressor's
-state, the archive), so a ``Context`` serialised with ``to_dict()`` and rebuilt
-with ``from_dict()`` brings the memory back whole, where a memory keeping its
-messages in a private attribute comes back empty.
+place, originals in the offload store) and the session state, both in plain-JSON
+fields, so a ``Context`` serialised with ``to_dict()`` and rebuilt with
+``from_dict()`` brings the memory back whole (a memory keeping its messages in a
+private attribute comes back empty). Every decision is the core
+:class:`~ctxmgr.session.SessionEngine`'s; this module converts messages, keeps
+the view and the state in the memory's fields, and finds the runtime parts again.
 
-What cannot be serialised (the offload store, the summarizer, the token counter,
-the event callback) is remembered per session in this process: a memory rebuilt
-from its dict takes the runtime parts of the memory last built for its session
-id. The default store is a :class:`~ctxmgr.FileStore` under ``CTXMGR_HOME``,
-rebuilt from its path anywhere.
+What cannot be serialised (the store, the summarizer, the token counter, the
+event callback) is remembered per session in this process, for the
+:data:`~ctxmgr.session.DEFAULT_MAX_SESSIONS` sessions used last: a memory rebuilt
+from its dict takes the parts of the memory last built for its session id. The
+default store is a :class:`~ctxmgr.FileStore` under ``CTXMGR_HOME``, rebuilt from
+its path anywhere.
 
-During a ``FunctionAgent`` run, tool calls and results live in the agent's
-scratchpad and never pass through the memory; :class:`~ctxmgr_llamaindex.agent.
-ContextFunctionAgent` compresses memory and scratchpad together before every
-call (see :meth:`ContextMemory.aprepare_step`).
+One compression per model call: a chat engine or a plain agent calls
+:meth:`ContextMemory.get` before each model call, and that compresses. During a
+:class:`~ctxmgr_llamaindex.ContextFunctionAgent` run the agent compresses memory and
+scratchpad together before every call (:meth:`ContextMemory.aprepare_step`), and
+``get`` only serves the view. A plain ``FunctionAgent`` keeps a run's tool calls
+in its scratchpad, where no memory sees them: the first time a memory serves one,
+a warning names ``ContextFunctionAgent``. What a chat engine sends beside the
+memory (its system prompt, retrieved context, the question) is measured at the
+model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
 from ctxmgr import (
-    ArchiveState,
     AutoContextConfig,
     ConfigError,
-    ContextProcessor,
-    ExtractiveSummarizer,
     FileStore,
     Message,
-    ProcessResult,
     Settings,
     Store,
     TokenCounter,
     default_counter,
-    elide_memo_content,
     message_from_dict,
     message_to_dict,
     project_dir_name,
-    render_archived,
+    text_message,
 )
-from ctxmgr.prompts import RELOAD_HINT_ID
+from ctxmgr.autocontext.parts import DEFAULT
+from ctxmgr.autocontext.processor import ContextProcessor
+from ctxmgr.session import (
+    DEFAULT_MAX_SESSIONS,
+    SessionEngine,
+    SessionState,
+    Turn,
+    merge_session_state,
+    session_label,
+)
 from ctxmgr_llamaindex.convert import to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
+from ctxmgr_llamaindex.observer import Served, serving
 
 try:
     from llama_index.core.base.llms.types import ChatMessage
-    from llama_index.core.bridge.pydantic import Field, PrivateAttr
+    from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
     from llama_index.core.llms.llm import LLM
     from llama_index.core.memory.types import BaseMemory
     from llama_index.core.storage.kvstore.types import BaseKVStore
@@ -65,8 +76,11 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 __all__ = ["ContextMemory", "StepPlan"]
 
-_DEFAULT: Any = object()
-_MAX_PENDING_MEMOS = 20
+PLAIN_AGENT_WARNING = (
+    "ContextMemory is serving a plain FunctionAgent (or ReActAgent) run: the run's tool "
+    "calls and results stay in the agent's scratchpad until it ends, where no memory sees "
+    "them, so its prompts can outgrow the budget. Use ContextFunctionAgent (or "
+    "ContextReActAgent), which compresses memory and scratchpad together before every call.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -81,20 +95,27 @@ class _Parts:
 
 @dataclass(slots=True, kw_only=True)
 class _Runtime:
-    """A memory's parts and the compressor built on them.
+    """A memory's parts, its engine, and what a run in flight needs.
 
     A memory holds it in an excluded field: the workflow's state store copies a memory
     on some edits, sharing excluded fields by reference, so every copy of one memory
-    writes to the same store through the same compressor.
+    writes to the same store through the same engine and sees the same run.
     """
 
     parts: _Parts
-    processor: ContextProcessor | None = None
+    engine: SessionEngine | None = None
+    agent_run: str | None = None
+    """``"run"`` while a ContextFunctionAgent / ContextReActAgent run is in flight (it
+    prepares each step), ``"ending"`` from its ``finalize`` to the ``aget`` LlamaIndex
+    makes right after it (which serves, not compresses: no model call follows)."""
+    served: tuple[list[ChatMessage], list[Message]] = field(default=([], []))
+    """The prompt ``get`` last served, as sent and as ctxmgr's messages."""
+    warned: bool = False
 
 
 _PARTS: dict[tuple[str, str], _Parts] = {}
 """The parts each session was last built with in this process (a memory rebuilt from its
-dict finds them here; they are usually shared by every session, so this stays small)."""
+dict finds them here), for the sessions used last."""
 _PARTS_LOCK = threading.Lock()
 
 
@@ -103,12 +124,12 @@ class StepPlan:
     """What :meth:`ContextMemory.aprepare_step` decided for one agent step."""
 
     prompt: list[ChatMessage]
-    """Everything to send the model, in order (system prompt, memory, scratchpad),
-    archived results shown as placeholders, the reload hint once anything is compressed."""
+    """Everything to send the model, in order: the agent's system prompt, then the
+    memory and the scratchpad as the engine built them."""
     scratchpad: list[ChatMessage]
     """The scratchpad to keep: compressions persisted, archived results still whole."""
-    result: ProcessResult
-    """The compressor's answer for this step (events, edits, prompt tokens)."""
+    turn: Turn
+    """The engine's answer for this step (events, edits, prompt tokens)."""
 
 
 class ContextMemory(BaseMemory):
@@ -128,47 +149,54 @@ class ContextMemory(BaseMemory):
     runtime parts (store, summarizer) are found under when rebuilt from its dict."""
     project: str = Field(default_factory=project_dir_name)
     """The project namespace in the store (default: derived from the working directory)."""
-    config: dict[str, Any] = Field(default_factory=dict)
-    """:class:`~ctxmgr.AutoContextConfig` fields that differ from the defaults."""
+    config_fields: dict[str, Any] = Field(default_factory=dict)
+    """:class:`~ctxmgr.AutoContextConfig` fields that differ from the defaults (the
+    config itself is :attr:`config`)."""
     overhead_tokens: int = 0
-    """Prompt tokens a chat engine sends beside the memory (its system prompt, retrieved
-    context); the agents count theirs themselves."""
+    """Prompt tokens a chat engine sends beside the memory, a floor until ctxmgr has
+    measured them at the model (it does after the first call; an agent's it counts)."""
     message_archiving: bool = False
     """Offer the message-archiving tool in :meth:`as_tools`."""
     memo: bool = False
     """Offer the memo tool in :meth:`as_tools`."""
+    calibrate: bool = True
+    """Scale counts by the input tokens the model reports, so budgets hold in its own
+    tokens (see :mod:`ctxmgr.session.calibration`)."""
     store_path: str | None = Field(default_factory=lambda: str(Settings.resolve().home))
     """The folder of the default :class:`~ctxmgr.FileStore` (``CTXMGR_HOME``); ``None``
     when another store was given, which cannot be rebuilt from this dict."""
     messages: list[dict[str, Any]] = Field(default_factory=list)
     """The working view, as :func:`~ctxmgr.message_to_dict` dicts: the conversation
     with every compression applied."""
-    state: dict[str, Any] | None = None
-    """The compressor's state (:attr:`~ctxmgr.ProcessResult.state`)."""
-    archive: dict[str, Any] = Field(default_factory=dict)
-    """Which tool results the model archived (:class:`~ctxmgr.ArchiveState` dict)."""
+    session_state: dict[str, Any] = Field(default_factory=dict)
+    """The session state (:class:`~ctxmgr.session.SessionState` as JSON): the
+    compression record, the archive, memo elisions, calibration, reload page sizes."""
     scratch: list[dict[str, Any]] = Field(default_factory=list)
     """The agent's scratchpad as ctxmgr last wrote it, while a run is in flight."""
-    pending_memos: list[dict[str, str]] = Field(default_factory=list)
-    """Memo writes whose ``content`` argument is still to be replaced by its placeholder."""
-    last_tokens: int = 0
-    """Prompt tokens of the latest model call this memory prepared."""
 
     runtime: Any = Field(default=None, exclude=True, repr=False)
-    """The store, summarizer, counter and compressor (not serialised; see the module doc)."""
+    """The store, summarizer, counter and engine (not serialised; see the module doc)."""
 
     _view: list[Message] | None = PrivateAttr(default=None)
     _dicts: _DictCache = PrivateAttr(default_factory=lambda: _DictCache())
     _scratch_dicts: _DictCache = PrivateAttr(default_factory=lambda: _DictCache())
-    _served: list[Message] = PrivateAttr(default_factory=list)
 
     def __init__(self, *, store: Store | BaseKVStore | None = None,
-                 summarizer: object | None = _DEFAULT, counter: TokenCounter | None = None,
+                 summarizer: object | None = DEFAULT, counter: TokenCounter | None = None,
                  on_event: Any = None, **data: Any) -> None:
         super().__init__(**data)
-        AutoContextConfig(**self.config)  # raises ConfigError on a bad field, now
+        AutoContextConfig(**self.config_fields)  # raises ConfigError on a bad field, now
         if not isinstance(self.runtime, _Runtime):
             self.runtime = self._resolve_runtime(store, summarizer, counter, on_event)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_fields(cls, data: Any) -> Any:
+        """Read dicts saved before the fields were renamed (``config``, ``state``)."""
+        if isinstance(data, Mapping) and "config" in data and "config_fields" not in data:
+            data = {**data, "config_fields": data["config"]}
+            data.pop("config")
+        return data
 
     # --- construction -----------------------------------------------------------------
 
@@ -188,21 +216,23 @@ class ContextMemory(BaseMemory):
         session_id: str | None = None,
         project: str | None = None,
         store: Store | BaseKVStore | None = None,
-        summarizer: object | None = _DEFAULT,
+        summarizer: object | None = DEFAULT,
         counter: TokenCounter | None = None,
         on_event: Any = None,
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
         overhead_tokens: int = 0,
         reserve_output_tokens: int | None = None,
+        calibrate: bool = True,
     ) -> ContextMemory:
         """A memory for one conversation.
 
         Args:
             chat_history: messages to start from.
             llm: sizes the window (``context_window``) when neither ``max_tokens`` nor
-                ``config`` does, and names the tokenizer; summaries use it only when
-                given as ``summarizer=LlamaIndexSummarizer(llm)``.
+                ``config`` does (neither may exceed it), and names the tokenizer;
+                summaries use it only when given as
+                ``summarizer=LlamaIndexSummarizer(llm)``.
             max_tokens: the model's context window (``token_limit`` is an alias, the
                 name LlamaIndex's memories use).
             config: every other compression setting (``max_tokens`` overrides its own).
@@ -218,17 +248,23 @@ class ContextMemory(BaseMemory):
             on_event: called with every :class:`~ctxmgr.CompressionEvent`.
             message_archiving, memo: offer these tools in :meth:`as_tools`; default
                 ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
-            overhead_tokens: prompt tokens a chat engine sends beside the memory.
+            overhead_tokens: prompt tokens a chat engine sends beside the memory, a
+                floor until measured at the model (rarely needed: see the module doc).
             reserve_output_tokens: room kept for the model's answer (overrides the
                 config's; default 1/8 of the window, at most 4,096).
+            calibrate: scale counts by the input tokens the model reports.
 
         Raises:
-            ConfigError: a bad setting or switch value.
+            ConfigError: a bad setting or switch value, or a window larger than ``llm``'s.
         """
         cfg = config or AutoContextConfig()
         window = max_tokens if max_tokens is not None else token_limit
         if window is None and config is None and llm is not None:
             window = llm.metadata.context_window
+        if llm is not None and (window or cfg.max_tokens) > llm.metadata.context_window:
+            raise ConfigError(
+                f"max_tokens {window or cfg.max_tokens} is more than the llm's context_window "
+                f"{llm.metadata.context_window}: leave it out to use the llm's window")
         if window is not None:
             cfg = AutoContextConfig(**{**_config_fields(cfg), "max_tokens": window})
         if reserve_output_tokens is not None:
@@ -238,8 +274,9 @@ class ContextMemory(BaseMemory):
             counter = default_counter(getattr(llm.metadata, "model_name", None))
         settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
         data: dict[str, Any] = {
-            "config": _changed_fields(cfg), "message_archiving": settings.message_archiving,
-            "memo": settings.memo, "overhead_tokens": overhead_tokens}
+            "config_fields": _changed_fields(cfg), "overhead_tokens": overhead_tokens,
+            "calibrate": calibrate,
+            "message_archiving": settings.message_archiving, "memo": settings.memo}
         if session_id is not None:
             data["session_id"] = session_id
         if project is not None:
@@ -273,29 +310,32 @@ class ContextMemory(BaseMemory):
                     "cannot be rebuilt from its dict; in this process, first build "
                     "ContextMemory.from_defaults(session_id=..., store=<that store>) (or "
                     "pass store= here)")
-            if summarizer is _DEFAULT:
-                summarizer = known.summarizer if known is not None else ExtractiveSummarizer()
+            if summarizer is DEFAULT and known is not None:
+                summarizer = known.summarizer
             parts = _Parts(
                 store=store, summarizer=summarizer,
                 counter=counter or (known.counter if known is not None else default_counter()),
                 on_event=on_event if on_event is not None or known is None else known.on_event)
-            _PARTS[key] = parts
+            _PARTS.pop(key, None)
+            _PARTS[key] = parts  # the newest last: a dict keeps insertion order
+            while len(_PARTS) > DEFAULT_MAX_SESSIONS:
+                del _PARTS[next(iter(_PARTS))]
             return _Runtime(parts=parts)
 
     def _live_runtime(self) -> _Runtime:
         """The runtime, resolved now if the memory was built without ``__init__`` (pydantic's
         ``model_validate`` skips it)."""
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._resolve_runtime(None, _DEFAULT, None, None)
+            self.runtime = self._resolve_runtime(None, DEFAULT, None, None)
         runtime: _Runtime = self.runtime
         return runtime
 
     # --- what the rest of the adapter uses --------------------------------------------
 
     @property
-    def auto_config(self) -> AutoContextConfig:
-        """The compression settings, as an :class:`~ctxmgr.AutoContextConfig`."""
-        return self.processor.config
+    def config(self) -> AutoContextConfig:
+        """The compression settings."""
+        return self.engine.config
 
     @property
     def store(self) -> Store:
@@ -307,16 +347,36 @@ class ContextMemory(BaseMemory):
         return self._live_runtime().parts.counter
 
     @property
-    def processor(self) -> ContextProcessor:
-        """The compressor (built once, from the settings and runtime parts)."""
+    def session(self) -> str:
+        """The session's label in the store (its ``session_id``, made safe)."""
+        return session_label(self.session_id)
+
+    @property
+    def engine(self) -> SessionEngine:
+        """The session engine (built once, from the settings and runtime parts)."""
         runtime = self._live_runtime()
-        if runtime.processor is None:
+        if runtime.engine is None:
             parts = runtime.parts
-            runtime.processor = ContextProcessor(
-                AutoContextConfig(**self.config), counter=parts.counter,
-                summarizer=parts.summarizer, store=parts.store, project=self.project,
-                session=self.session_id, on_event=parts.on_event)
-        return runtime.processor
+            runtime.engine = SessionEngine(
+                AutoContextConfig(**self.config_fields), counter=parts.counter,
+                summarizer=parts.summarizer, project=self.project, on_event=parts.on_event,
+                message_archiving=self.message_archiving, memo=self.memo,
+                calibrate=self.calibrate)
+        return runtime.engine
+
+    def reload(self, offload_id: str) -> list[Message]:
+        """The original messages behind an offload tag, exactly as they were.
+
+        Raises:
+            OffloadNotFoundError: unknown id.
+            StoreError: the store failed, or the blob is damaged (the message names it).
+        """
+        return self.processor.reload(offload_id)
+
+    @property
+    def processor(self) -> ContextProcessor:
+        """The session's compressor (its ``reload`` gives back any original)."""
+        return self.engine.processor(self.store, self.session)
 
     @property
     def view(self) -> list[Message]:
@@ -336,15 +396,6 @@ class ContextMemory(BaseMemory):
     def _set_mirror(self, messages: Sequence[Message]) -> None:
         self.scratch = self._scratch_dicts.write(messages)
 
-    @property
-    def archive_state(self) -> ArchiveState:
-        return ArchiveState.from_dict(self.archive)
-
-    def reload_room(self) -> int:
-        """Tokens a ``context_reload`` answer may take: what the prompt budget (the window
-        less the room kept for the answer) has left beside the prompt as last sent."""
-        return max(0, self.auto_config.budget_tokens - self.last_tokens)
-
     def as_tools(self) -> list[Any]:
         """``context_reload``, and the archiving and memo tools when switched on, as
         LlamaIndex ``FunctionTool`` s bound to this memory."""
@@ -352,28 +403,51 @@ class ContextMemory(BaseMemory):
 
         return context_tools(self)
 
+    def history(self) -> list[Message]:
+        """The memory and the run's scratchpad as ctxmgr last wrote them."""
+        return [*self.view, *self._mirror()]
+
+    def run_history(self, scratchpad: Sequence[ChatMessage]) -> list[Message]:
+        """The memory and ``scratchpad`` as one neutral history, with the ids the next
+        :meth:`aprepare_step` gives them (for tools that name messages by id)."""
+        view = self.view
+        return [*view, *admit(scratchpad, self._mirror(), {m.id for m in view})]
+
+    def apply(self, update: Mapping[str, Any]) -> None:
+        """Merge a session-state change (a tool's, the observer's) into :attr:`session_state`."""
+        if update:
+            self.session_state = merge_session_state(self.session_state, update)
+
     # --- BaseMemory -------------------------------------------------------------------
 
     def get(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
-        """The conversation to send, compressed to fit (the reload hint once anything is)."""
-        if self.scratch:  # a ContextFunctionAgent run is in flight: it compresses
-            return self._serve(self.processor.prompt_for(self.view))
-        view = self.view
-        result = self.processor.process(view, self.state, overhead_tokens=self.overhead_tokens)
-        return self._serve(self._accept(view, result))
+        """The conversation to send, compressed to fit (the reload hint once anything is).
+
+        ``input``, a chat engine's question that is not in the memory yet, is counted;
+        so is ``initial_token_count`` (LlamaIndex's name for tokens sent beside it).
+        During an agent run that prepares its own steps, the view is served as it is.
+        """
+        if self._agent_serves():
+            return self._serve(self.engine.prompt(self.view, self.session_state))
+        question = self._question(input)
+        turn = self.engine.prepare(self.view, self.session_state, store=self.store,
+                                   session=self.session, persisted=_always,
+                                   overhead=self._overhead(question, kwargs))
+        return self._accept(turn, question)
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
         """Async twin of :meth:`get` (the summarizer is awaited)."""
-        if self.scratch:
-            return self._serve(self.processor.prompt_for(self.view))
-        view = self.view
-        result = await self.processor.aprocess(view, self.state,
-                                               overhead_tokens=self.overhead_tokens)
-        return self._serve(self._accept(view, result))
+        if self._agent_serves():
+            return self._serve(self.engine.prompt(self.view, self.session_state))
+        question = self._question(input)
+        turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
+                                          session=self.session, persisted=_always,
+                                          overhead=self._overhead(question, kwargs))
+        return self._accept(turn, question)
 
     def get_all(self) -> list[ChatMessage]:
         """The whole working view: compressed ranges as their stand-ins (reload them by
-        their offload id), archived results whole."""
+        their offload id), archived results and memo writes whole."""
         return to_llamaindex(self.view)
 
     async def aget_all(self) -> list[ChatMessage]:
@@ -387,15 +461,12 @@ class ContextMemory(BaseMemory):
 
     def put_messages(self, messages: list[ChatMessage]) -> None:
         """Append ``messages``: a run's scratchpad at its end (as ctxmgr compressed it),
-        or new turns. A user message starts a new turn and ends any run left unfinished."""
+        or new turns."""
         if not messages:
             return
         view = self.view
-        taken = {m.id for m in view}
-        mirror = self._mirror()  # a run's scratchpad, as ctxmgr compressed it
-        new = self._elide_memos(admit(messages, mirror, taken))
-        if any(m.role == "user" and not m.tool_results for m in new) or mirror:
-            self._set_mirror([])
+        new = admit(messages, self._mirror(), {m.id for m in view})
+        self._set_mirror([])
         self._set_view([*view, *new])
 
     async def aput_messages(self, messages: list[ChatMessage]) -> None:
@@ -414,26 +485,42 @@ class ContextMemory(BaseMemory):
     def reset(self) -> None:
         """Forget the conversation (originals already offloaded stay in the store)."""
         self._set_view([])
-        self.state = None
-        self.archive = {}
+        self.session_state = {}
         self._set_mirror([])
-        self.pending_memos = []
-        self.last_tokens = 0
+        self._live_runtime().agent_run = None
 
     async def areset(self) -> None:
         self.reset()
 
     # --- one agent step ---------------------------------------------------------------
 
+    def start_agent_run(self) -> None:
+        """A Context*Agent run starts: it prepares every step, ``get`` only serves."""
+        self._live_runtime().agent_run = "run"
+
+    def end_agent_run(self) -> None:
+        """The run ends (its ``finalize``): after the ``aget`` that follows, ``get``
+        compresses again (for a chat engine, a plain agent)."""
+        self._live_runtime().agent_run = "ending"
+
+    def _agent_serves(self) -> bool:
+        runtime = self._live_runtime()
+        serving = runtime.agent_run is not None
+        if runtime.agent_run == "ending":
+            runtime.agent_run = None
+        return serving
+
     async def aprepare_step(self, llm_input: Sequence[ChatMessage],
                             scratchpad: Sequence[ChatMessage], *, overhead_tokens: int = 0
                             ) -> StepPlan:
-        """Compress what the next model call of an agent run sends.
+        """Compress what the next model call of an agent run sends: the only compression
+        of that call.
 
-        ``llm_input`` is what the agent built (its system prompt and :meth:`aget`'s
-        messages), ``scratchpad`` this run's tool calls and results. They are compressed
-        as one history; compressions of memory messages are persisted in the memory,
-        those of scratchpad messages in the returned :attr:`StepPlan.scratchpad`.
+        ``llm_input`` is what the agent built: its system prompt, then what :meth:`aget`
+        served; ``scratchpad`` this run's tool calls and results. Memory and scratchpad
+        are compressed as one history, the agent's system prompt counted beside it;
+        compressions of memory messages are persisted in the memory, those of scratchpad
+        messages in the returned :attr:`StepPlan.scratchpad`.
 
         Args:
             overhead_tokens: tokens sent beside the messages (tool schemas).
@@ -442,70 +529,95 @@ class ContextMemory(BaseMemory):
             ContextOverflowError: the pinned messages alone exceed the window.
         """
         view = self.view
-        by_id = {m.id: m for m in view}
-        taken = set(by_id)
-        given = [m for m in admit(llm_input, [*self._served, *view], taken)
-                 if m.id != RELOAD_HINT_ID]
-        given = [by_id.get(m.id, m) for m in given]  # archived placeholders: the originals
-        scratch = self._elide_memos(admit(scratchpad, self._mirror(), taken))
+        beside, given = self._agent_prefix(llm_input, view)
+        scratch = admit(scratchpad, self._mirror(), {m.id for m in given})
         history = [*given, *scratch]
-        result = await self.processor.aprocess(history, self.state,
-                                               overhead_tokens=overhead_tokens)
+        engine = self.engine
+        overhead = overhead_tokens + engine.overhead(system=[_text(c) for c in beside])
+        turn = await engine.aprepare(history, self.session_state, store=self.store,
+                                     session=self.session, overhead=overhead,
+                                     persisted=_always)
         holders = {**{m.id: "memory" for m in view}, **{m.id: "scratch" for m in scratch}}
-        new_view = persist(view, result.edits, holders.get, "memory")
-        new_scratch = persist(scratch, result.edits, holders.get, "scratch")
-        self._set_view(new_view)
-        self.state = result.state
-        self.last_tokens = result.tokens
+        self._set_view(persist(view, turn.edits, holders.get, "memory"))
+        new_scratch = persist(scratch, turn.edits, holders.get, "scratch")
         self._set_mirror(new_scratch)
-        prompt = render_archived(result.prompt, self.archive_state)
-        return StepPlan(prompt=to_llamaindex(prompt),
-                        scratchpad=_reuse(scratchpad, scratch, new_scratch), result=result)
+        self.session_state = turn.state
+        prompt = [*beside, *to_llamaindex(turn.prompt)]
+        serving(Served(memory=self, expected=turn.prompt, prefix=len(beside),
+                       sent_tokens=turn.sent_tokens))
+        return StepPlan(prompt=prompt, turn=turn,
+                        scratchpad=_reuse(scratchpad, scratch, new_scratch))
 
-    def run_history(self, scratchpad: Sequence[ChatMessage]) -> list[Message]:
-        """The memory and ``scratchpad`` as one neutral history, with the ids the next
-        :meth:`aprepare_step` gives them (for tools that name messages by id)."""
-        view = self.view
-        taken = {m.id for m in view}
-        return [*view, *admit(scratchpad, self._mirror(), taken)]
+    def _agent_prefix(self, llm_input: Sequence[ChatMessage], view: list[Message]
+                      ) -> tuple[list[ChatMessage], list[Message]]:
+        """The agent's own leading messages (its system prompt, sent beside the history),
+        and the history the rest of ``llm_input`` stands for.
 
-    def add_memo_elision(self, key: str, content: str, placeholder: str) -> None:
-        """After a memo write: the call's ``content`` argument is to become ``placeholder``
-        wherever the call is met next (the scratchpad, or the memory at the run's end)."""
-        entry = {"key": key, "content": _digest(content), "placeholder": placeholder}
-        self.pending_memos = [*self.pending_memos, entry][-_MAX_PENDING_MEMOS:]
+        The rest is normally what :meth:`aget` served for the view, unchanged: then it is
+        the view. Anything else (a workflow that rewrote a message) is read anew; what
+        ctxmgr added when serving (hint, placeholders) maps back to the view by id.
+        """
+        served_chats, served = self._live_runtime().served
+        n = len(llm_input) - len(served_chats)
+        if n >= 0 and all(a is b for a, b in zip(llm_input[n:], served_chats, strict=True)) \
+                and to_llamaindex(served[-1:]) == list(served_chats[-1:]):
+            return list(llm_input[:n]), view
+        by_id = {m.id: m for m in view}
+        given = admit(llm_input, [*served, *view], set())
+        lead = 0
+        while lead < len(given) and given[lead].role == "system" and given[lead].id not in by_id:
+            lead += 1
+        shown = {m.id for m in served} - set(by_id)  # ctxmgr's own: the hint, the guidance
+        rest = [by_id.get(m.id, m) for m in given[lead:] if m.id not in shown]
+        return list(llm_input[:lead]), rest
 
     # --- plumbing ---------------------------------------------------------------------
 
-    def _accept(self, view: list[Message], result: ProcessResult) -> list[Message]:
-        self._set_view(result.messages)
-        self.state = result.state
-        self.last_tokens = result.tokens
-        return result.prompt
+    def _question(self, input: str | None) -> Message | None:
+        """``input`` as the user message a chat engine is about to send, or ``None`` when
+        it is already the memory's latest message (an agent's tool round: then warn)."""
+        if not input:
+            return None
+        view = self.view
+        if view and view[-1].role == "user" and view[-1].text == input:
+            runtime = self._live_runtime()
+            if not runtime.warned:
+                runtime.warned = True
+                warnings.warn(PLAIN_AGENT_WARNING, stacklevel=4)
+            return None
+        return text_message("user", input)
 
-    def _serve(self, prompt: Sequence[Message]) -> list[ChatMessage]:
-        shown = render_archived(prompt, self.archive_state)
-        self._served = shown
-        return to_llamaindex(shown)
+    def _overhead(self, question: Message | None, kwargs: Mapping[str, Any]) -> int:
+        """What a chat engine sends beside the memory, as far as it is not measured yet:
+        the hand-set floor (or LlamaIndex's ``initial_token_count``) less what the engine
+        measured and adds itself, plus the question."""
+        extra = kwargs.get("initial_token_count")
+        given = extra if isinstance(extra, int) and not isinstance(extra, bool) else 0
+        measured = SessionState.from_json(self.session_state).unseen_overhead
+        asked = self.counter.count(question) if question is not None else 0
+        return max(0, max(self.overhead_tokens, given) - measured) + asked
 
-    def _elide_memos(self, messages: list[Message]) -> list[Message]:
-        """Replace the ``content`` argument of memo writes that succeeded by its
-        placeholder (the memo is on disk; the history keeps only its summary)."""
-        if not self.pending_memos:
-            return messages
-        pending = list(self.pending_memos)
-        for m in messages:
-            for use in m.tool_uses:
-                entry = next((e for e in pending if use.name == "memo"
-                              and use.input.get("action") == "write"
-                              and use.input.get("key") == e["key"]
-                              and isinstance(use.input.get("content"), str)
-                              and _digest(use.input["content"]) == e["content"]), None)
-                if entry is not None:
-                    messages = elide_memo_content(messages, use.id, entry["placeholder"])
-                    pending.remove(entry)
-        self.pending_memos = pending
-        return messages
+    def _accept(self, turn: Turn, question: Message | None) -> list[ChatMessage]:
+        self._set_view(turn.messages)
+        self.session_state = turn.state
+        chats = self._serve(turn.prompt)
+        serving(Served(memory=self, expected=turn.prompt, question=question, prefix=None,
+                       sent_tokens=None))
+        return chats
+
+    def _serve(self, prompt: list[Message]) -> list[ChatMessage]:
+        chats = to_llamaindex(prompt)
+        self._live_runtime().served = (chats, prompt)
+        return chats
+
+
+def _always(edit: Any) -> bool:
+    """The memory persists every compression in its own view and scratchpad."""
+    return True
+
+
+def _text(chat: ChatMessage) -> str:
+    return chat.content if isinstance(chat.content, str) else str(chat.content or "")
 
 
 class _DictCache:
@@ -547,10 +659,6 @@ def _reuse(chats: Sequence[ChatMessage], neutral: Sequence[Message],
     return out
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
 def _config_fields(cfg: AutoContextConfig) -> dict[str, Any]:
     return {f.name: getattr(cfg, f.name) for f in fields(cfg)}
 
@@ -563,4 +671,3 @@ def _changed_fields(cfg: AutoContextConfig) -> dict[str, Any]:
         if value != getattr(default, name):
             out[name] = sorted(value) if isinstance(value, frozenset) else value
     return out
-

@@ -1,128 +1,143 @@
 """ctxmgr's tools as LlamaIndex ``FunctionTool`` s, bound to one :class:`ContextMemory`.
 
-* ``context_reload`` gives back the originals behind an offload tag, sized to the
-  room the window has left beside the latest prompt; a longer range comes back
-  in pages, each saying how to ask for the next.
+* ``context_reload`` gives back the originals behind an offload tag, within the
+  room the prompt leaves before the trigger; a longer range comes back in pages of
+  the size its first page had, each saying how to ask for the next.
 * ``message_archiving`` hides tool results the model no longer needs behind a
   placeholder (the originals stay, and can be unarchived). It sees this run's
   results too: it reads the agent's scratchpad through the workflow ``Context``
   LlamaIndex passes to tools that ask for one.
 * ``memo`` writes, reads, lists and deletes notes in the memory's store; after a
-  write, the call's ``content`` argument is replaced in the history by a short
-  placeholder (the memo holds the text).
+  write, the model is shown the call's ``content`` argument as a short placeholder
+  (the memo holds the text; the history keeps the call as it was).
 
 Archiving and memos are off unless switched on (``ContextMemory.from_defaults(
 message_archiving=True, memo=True)`` or ``CTXMGR_MESSAGE_ARCHIVING`` /
-``CTXMGR_MEMO`` in the environment or ``.env``); the tools read their inputs
-with ctxmgr's own handlers, so a bad call gets a clear tool result, never an
-exception that ends the run.
+``CTXMGR_MEMO`` in the environment or ``.env``). Each call goes to the core session
+engine, which answers with a tool result (a bad call gets a clear one, never an
+exception that ends the run) and a change to the memory's session state.
 """
 
 # No ``from __future__ import annotations`` here: LlamaIndex recognises the ``Context``
 # parameter of a tool function by its annotation object, not by a string.
 
-from typing import TYPE_CHECKING, Any, Literal
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from ctxmgr import ARCHIVE_TOOL, CONTEXT_RELOAD_TOOL, MEMO_TOOL, MemoStore, handle_archive_call
+from ctxmgr import ARCHIVE_TOOL, CONTEXT_RELOAD_TOOL, MEMO_TOOL, Message, Store, ToolSpec
+from ctxmgr.messages import thaw
+from ctxmgr.session import SessionEngine, ToolAnswer
 
 try:
-    from llama_index.core.bridge.pydantic import BaseModel, Field
+    from llama_index.core.bridge.pydantic import BaseModel, ConfigDict, create_model
     from llama_index.core.tools import FunctionTool, ToolMetadata
     from llama_index.core.workflow import Context
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
-if TYPE_CHECKING:
-    from ctxmgr_llamaindex.memory import ContextMemory
-
-__all__ = ["SCRATCHPAD_KEY", "context_tools"]
+__all__ = ["SCRATCHPAD_KEY", "BoundMemory", "context_tools", "schema_model"]
 
 SCRATCHPAD_KEY = "scratchpad"
 """Where ``FunctionAgent`` keeps the run's tool calls and results in ``ctx.store``."""
 
 
-class ReloadInput(BaseModel):
-    uuid: str = Field(description="The id from the CONTEXT_OFFLOAD tag.")
-    page: int = Field(default=1, ge=1, description="Which page of a long range (default 1).")
+def schema_model(name: str, parameters: Mapping[str, Any]) -> type[BaseModel]:
+    """A pydantic model LlamaIndex reads a tool's schema from, announcing ``parameters``
+    exactly (ctxmgr's tools are described once, in the core's ``ToolSpec``)."""
+    fields: dict[str, Any] = {p: (Any, None) for p in parameters.get("properties", {})}
+    base: type[BaseModel] = create_model(name, __config__=ConfigDict(extra="allow"), **fields)
+    schema = json.loads(json.dumps(parameters))
+
+    class Announced(base):  # type: ignore[valid-type,misc]
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return json.loads(json.dumps(schema))
+
+    Announced.__name__ = name
+    return Announced
 
 
-class ArchiveInput(BaseModel):
-    action: Literal["archive", "unarchive"] = Field(
-        description="archive: hide the results behind a placeholder; unarchive: restore them.")
-    tool_use_ids: list[str] = Field(
-        min_length=1, description="Ids of the tool calls whose results to archive or restore.")
-    summary: str | None = Field(
-        default=None, description="Optional (archive only): what the results contained that "
-                                  "you may still need; shown in the placeholder.")
+def _metadata(spec: ToolSpec) -> ToolMetadata:
+    return ToolMetadata(name=spec.name, description=spec.description,
+                        fn_schema=schema_model(spec.name, thaw(spec.parameters)))
 
 
-class MemoInput(BaseModel):
-    action: Literal["write", "read", "list", "delete"] = Field(
-        description="write, read, list or delete memos.")
-    key: str | None = Field(
-        default=None, description="The memo's name (required for write, read and delete), "
-                                  "e.g. \"plan\" or \"root-cause_analysis\".")
-    summary: str | None = Field(
-        default=None, description="Write only: one line (1-300 characters) saying what the "
-                                  "memo holds.")
-    content: str | None = Field(
-        default=None, description="Write only: the full text to save (Markdown).")
+class BoundMemory(Protocol):
+    """What the tools and the observer need of the memory they serve (a
+    :class:`~ctxmgr_llamaindex.ContextMemory`; a protocol, so neither imports it)."""
+
+    session_state: dict[str, Any]
+
+    @property
+    def engine(self) -> SessionEngine: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def session(self) -> str: ...
+
+    def history(self) -> list[Message]: ...
+
+    def run_history(self, scratchpad: Sequence[Any]) -> list[Message]: ...
+
+    def apply(self, update: Mapping[str, Any]) -> None: ...
 
 
-def context_tools(memory: "ContextMemory") -> list[FunctionTool]:
-    """The tools ``memory`` is switched on for (``context_reload`` always)."""
-    tools = [_reload_tool(memory)]
-    if memory.message_archiving:
-        tools.append(_archive_tool(memory))
-    if memory.memo:
-        tools.append(_memo_tool(memory))
-    return tools
+def context_tools(memory: BoundMemory) -> list[FunctionTool]:
+    """The tools ``memory``'s engine offers (``context_reload`` always), bound to it."""
+    made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, ARCHIVE_TOOL.name: _archive_tool,
+            MEMO_TOOL.name: _memo_tool}
+    return [made[spec.name](memory) for spec in memory.engine.tool_specs]
 
 
 def _given(**kwargs: Any) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
-def _reload_tool(memory: "ContextMemory") -> FunctionTool:
+def _answered(memory: BoundMemory, answer: ToolAnswer) -> str:
+    memory.apply(answer.update)
+    return answer.text
+
+
+def _reload_tool(memory: BoundMemory) -> FunctionTool:
     def context_reload(uuid: Any = None, page: Any = 1) -> str:
-        return memory.processor.handle_reload_call(_given(uuid=uuid, page=page),
-                                                   room_tokens=memory.reload_room())
+        answer = memory.engine.reload(_given(uuid=uuid, page=page), memory.history(),
+                                      memory.session_state, store=memory.store,
+                                      session=memory.session)
+        return _answered(memory, answer)
 
-    return FunctionTool.from_defaults(
-        fn=context_reload, tool_metadata=ToolMetadata(
-            name=CONTEXT_RELOAD_TOOL.name, description=CONTEXT_RELOAD_TOOL.description,
-            fn_schema=ReloadInput))
+    return FunctionTool.from_defaults(fn=context_reload,
+                                      tool_metadata=_metadata(CONTEXT_RELOAD_TOOL))
 
 
-def _archive_tool(memory: "ContextMemory") -> FunctionTool:
+async def _run_history(ctx: Context, memory: BoundMemory) -> list[Message]:
+    scratchpad = await ctx.store.get(SCRATCHPAD_KEY, default=[])
+    return memory.run_history(scratchpad if isinstance(scratchpad, list) else [])
+
+
+def _archive_tool(memory: BoundMemory) -> FunctionTool:
     async def message_archiving(ctx: Context, action: Any = None, tool_use_ids: Any = None,
                                 summary: Any = None) -> str:
-        scratchpad = await ctx.store.get(SCRATCHPAD_KEY, default=[])
-        history = memory.run_history(scratchpad if isinstance(scratchpad, list) else [])
-        state, text = handle_archive_call(
-            history, memory.archive_state,
+        answer = memory.engine.archive(
             _given(action=action, tool_use_ids=tool_use_ids, summary=summary),
-            config=memory.auto_config)
-        memory.archive = state.to_dict()
-        return text
+            await _run_history(ctx, memory), memory.session_state)
+        return _answered(memory, answer)
 
-    return FunctionTool.from_defaults(
-        async_fn=message_archiving, tool_metadata=ToolMetadata(
-            name=ARCHIVE_TOOL.name, description=ARCHIVE_TOOL.description,
-            fn_schema=ArchiveInput))
+    return FunctionTool.from_defaults(async_fn=message_archiving,
+                                      tool_metadata=_metadata(ARCHIVE_TOOL))
 
 
-def _memo_tool(memory: "ContextMemory") -> FunctionTool:
-    def memo(action: Any = None, key: Any = None, summary: Any = None,
-             content: Any = None) -> str:
-        memos = MemoStore(memory.store, session=memory.session_id, project=memory.project)
-        result = memos.run_memo_call(_given(action=action, key=key, summary=summary,
-                                            content=content))
-        if result.placeholder is not None and isinstance(content, str) and result.key:
-            memory.add_memo_elision(str(key), content, result.placeholder)
-        return result.text
+def _memo_tool(memory: BoundMemory) -> FunctionTool:
+    async def memo(ctx: Context, action: Any = None, key: Any = None, summary: Any = None,
+                   content: Any = None) -> str:
+        # LlamaIndex does not hand a tool its call id: the engine finds the call by its
+        # arguments, as the latest memo write of the run
+        answer = memory.engine.memo(
+            _given(action=action, key=key, summary=summary, content=content),
+            await _run_history(ctx, memory), store=memory.store, session=memory.session)
+        return _answered(memory, answer)
 
-    return FunctionTool.from_defaults(
-        fn=memo, tool_metadata=ToolMetadata(
-            name=MEMO_TOOL.name, description=MEMO_TOOL.description, fn_schema=MemoInput))
+    return FunctionTool.from_defaults(async_fn=memo, tool_metadata=_metadata(MEMO_TOOL))

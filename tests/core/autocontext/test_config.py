@@ -9,13 +9,13 @@ import pytest
 
 from ctxmgr.autocontext import AutoContextMemory
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.prompts import (
     CURRENT_LARGE_PROMPT,
     CURRENT_ROUND_PROMPT,
     PREVIOUS_ROUND_PROMPT,
     TOOL_RUN_PROMPT,
 )
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.errors import ConfigError, CtxmgrError
 
 # ---------------------------------------------------------------- defaults

@@ -211,9 +211,14 @@ def test_the_reload_tool_returns_the_original_text_verbatim() -> None:
             for t in OFFLOAD_TAG_RE.findall(m.text + "".join(b.text for b in m.tool_results))}
     assert tags
     for tag in tags:
-        answer = mem.handle_reload_call({"uuid": f" {tag} "})
+        first = mem.handle_reload_call({"uuid": f" {tag} "})
         originals = mem.reload(tag)
-        assert answer.startswith(f"Reloaded {len(originals)} original message(s) for uuid {tag}")
+        assert first.startswith(f"Reloaded {len(originals)} original message(s) for uuid {tag}")
+        pages, page = [first], 1  # a long range comes back in pages: follow them
+        while f'"page": {page + 1}' in pages[-1].partition("\n\n")[0]:
+            page += 1
+            pages.append(mem.handle_reload_call({"uuid": tag, "page": page}))
+        answer = "".join(p.partition("\n\n")[2] for p in pages)
         for m in originals:
             for b in m.tool_results:
                 assert b.text in answer

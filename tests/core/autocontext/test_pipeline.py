@@ -15,10 +15,10 @@ import pytest
 from builders import LARGE, SMALL, C, answer, dicts, expand, plain_window, system, user
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import acompress, compress, needs_compression
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.strategies.offload_protected import OffloadProtected, previewed
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError, CtxmgrError

@@ -42,17 +42,17 @@ def test_a_long_range_comes_back_in_pages_that_say_how_to_get_the_next() -> None
     mem, oid = compressed_memory()
     whole = render_reloaded(mem.reload(oid))
     room = 400
-    first = mem.handle_reload_call({"uuid": oid}, room_tokens=room)
+    first = mem.handle_reload_call({"uuid": oid}, reload_room=room)
     assert C.count_text(first) <= room
     head, _, body = first.partition("\n\n")
     assert ", page 1 of " in head and json.dumps({"uuid": oid, "page": 2}) in head
     n = int(head.split(" of ")[1].split(".")[0])
-    pages = [body] + [mem.handle_reload_call({"uuid": oid, "page": k}, room_tokens=room)
+    pages = [body] + [mem.handle_reload_call({"uuid": oid, "page": k}, reload_room=room)
                       .partition("\n\n")[2] for k in range(2, n + 1)]
     assert "".join(pages) == whole  # every byte, in order
-    last = mem.handle_reload_call({"uuid": oid, "page": n}, room_tokens=room)
+    last = mem.handle_reload_call({"uuid": oid, "page": n}, reload_room=room)
     assert "This is the last page." in last.partition("\n\n")[0]
-    assert mem.handle_reload_call({"uuid": oid, "page": n + 1}, room_tokens=room).startswith(
+    assert mem.handle_reload_call({"uuid": oid, "page": n + 1}, reload_room=room).startswith(
         f"Error: uuid {oid} has {n} page(s)")
 
 
@@ -64,16 +64,16 @@ def test_by_default_the_memory_pages_to_the_room_its_window_has_left() -> None:
 
 def test_a_range_that_fits_comes_back_whole_as_before() -> None:
     mem, oid = compressed_memory()
-    whole = mem.handle_reload_call({"uuid": oid}, room_tokens=None)
+    whole = mem.handle_reload_call({"uuid": oid}, reload_room=None)
     assert whole == (f"Reloaded {len(mem.reload(oid))} original message(s) for uuid {oid}:"
                      f"\n\n{render_reloaded(mem.reload(oid))}")
-    assert mem.handle_reload_call({"uuid": oid}, room_tokens=10**9) == whole
+    assert mem.handle_reload_call({"uuid": oid}, reload_room=10**9) == whole
 
 
 def test_bad_page_numbers_are_one_clear_line() -> None:
     mem, oid = compressed_memory()
     for bad in (0, -1, "two", 1.5, True):
-        assert mem.handle_reload_call({"uuid": oid, "page": bad}, room_tokens=300).startswith(
+        assert mem.handle_reload_call({"uuid": oid, "page": bad}, reload_room=300).startswith(
             "Error: page must be a whole number from 1")
     schema = CONTEXT_RELOAD_TOOL.to_openai()["function"]["parameters"]
     assert schema["properties"]["page"]["type"] == "integer" and schema["required"] == ["uuid"]
@@ -85,9 +85,9 @@ def test_pages_fit_the_room_with_an_exact_tokenizer_too() -> None:
     mem, oid = compressed_memory()
     memory = AutoContextMemory(mem.config, counter=exact, store=mem.offload.store)
     room = 300
-    first = memory.handle_reload_call({"uuid": oid}, room_tokens=room)
+    first = memory.handle_reload_call({"uuid": oid}, reload_room=room)
     n = int(first.partition("\n\n")[0].split(" of ")[1].split(".")[0])
     assert n > 2 and exact.count_text(first) <= room
     for k in (2, n):
-        page = memory.handle_reload_call({"uuid": oid, "page": k}, room_tokens=room)
+        page = memory.handle_reload_call({"uuid": oid, "page": k}, reload_room=room)
         assert exact.count_text(page) <= room, k

@@ -26,12 +26,11 @@ from builders import (
 )
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
 from ctxmgr.autocontext.rounds import is_compressed, is_final_answer, layout
-from ctxmgr.autocontext.strategies import STRATEGIES, Plan, StrategyContext
+from ctxmgr.autocontext.strategies import STRATEGIES, STRATEGY_NAMES, Plan, StrategyContext
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import (

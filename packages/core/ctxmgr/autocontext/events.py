@@ -22,7 +22,8 @@ class CompressionEvent:
     """One applied (or skipped) compression step."""
 
     strategy: int
-    """1-6, cheapest first (see the README's table of strategies)."""
+    """The strategy's number: AgentScope's six cheapest first (1-6), then the last
+    resorts (7-9); see the README's table of strategies."""
     name: str
     """The strategy's name, e.g. ``"tool_runs"``."""
     status: Literal["applied", "skipped"]

@@ -15,13 +15,13 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Unpack
 
+from ctxmgr.autocontext import reload as reloading
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import DEFAULT, CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.processor import is_reload_hint, with_reload_hint
-from ctxmgr.autocontext.reload import handle_reload_call
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
 from ctxmgr.tokens import TokenTally
@@ -31,6 +31,8 @@ __all__ = ["MAX_EVENTS", "AutoContextMemory"]
 MAX_EVENTS = 1000
 """Events kept in :attr:`AutoContextMemory.events` (the newest); every event also goes
 to ``on_event`` and the log, so nothing is hidden, but memory stays bounded."""
+MAX_RELOAD_PAGES = 100
+"""Page sizes kept for ranges being reloaded (the oldest are forgotten)."""
 
 
 class AutoContextMemory(CompressorParts):
@@ -65,6 +67,7 @@ class AutoContextMemory(CompressorParts):
         self._tally = TokenTally(self.counter)
         self._model_calls = 0  # assistant messages ever added: the summaries' payback horizon
         self._hinted = False  # the prompt carries the reload hint (something is compressed)
+        self._reload_pages: dict[str, int] = {}  # uuid -> page size its first page fixed
 
     # -- history ---------------------------------------------------------------------
 
@@ -87,16 +90,7 @@ class AutoContextMemory(CompressorParts):
         Raises:
             OffloadNotFoundError: the store lost an offloaded range.
         """
-        out: list[Message] = []
-        todo = list(reversed(self._working))
-        while todo:
-            m = todo.pop()
-            marker = CompressedMarker.of(m)
-            if marker is None:
-                out.append(m)
-            else:
-                todo.extend(reversed(self.offload.load(marker.offload_id)))
-        return out
+        return self.offload.originals(self._working)
 
     @property
     def events(self) -> list[CompressionEvent]:
@@ -175,19 +169,28 @@ class AutoContextMemory(CompressorParts):
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None = DEFAULT
+    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None = DEFAULT
                            ) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
         Args:
-            room_tokens: tokens the answer may take; a longer range comes back in pages
-                (``{"uuid": ID, "page": N}``). Default: the room the window has left
-                beside the prompt. ``None``: the whole range at once.
+            reload_room: tokens the answer may take; a longer range comes back in pages
+                (``{"uuid": ID, "page": N}``). Default: the room left before the trigger
+                (:func:`~ctxmgr.autocontext.reload.reload_room`), the first page fixing
+                the page size of its range. ``None``: the whole range at once.
         """
-        if room_tokens is DEFAULT:
-            room_tokens = max(0, self.config.max_tokens - self.tokens)
-        return handle_reload_call(self.offload, tool_input, room_tokens=room_tokens,
-                                  counter=self.counter)
+        if reload_room is not DEFAULT:
+            return reloading.answer_reload(self.offload, tool_input, reload_room=reload_room,
+                                           counter=self.counter).text
+        answer = reloading.answer_reload(
+            self.offload, tool_input, counter=self.counter,
+            reload_room=reloading.reload_room(self.config, self.tokens),
+            page_tokens=self._reload_pages)
+        if answer.uuid is not None and answer.page_tokens is not None:
+            self._reload_pages.setdefault(answer.uuid, answer.page_tokens)
+            while len(self._reload_pages) > MAX_RELOAD_PAGES:
+                del self._reload_pages[next(iter(self._reload_pages))]
+        return answer.text
 
     # -- persistence -----------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import re
 import uuid
 from collections.abc import Sequence
 
-from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, offload_tag
+from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
 from ctxmgr.errors import OffloadNotFoundError, StoreError
 from ctxmgr.messages import ROLES, Message, message_from_dict, message_to_dict
 from ctxmgr.store.base import Namespace, Store
@@ -86,6 +86,25 @@ class OffloadStore:
             return str(self.store.path(self.namespace, key))
         ns = self.namespace
         return f"{self.store!r} at {ns.project}/{ns.kind}/{ns.session}/{key}"
+
+    def originals(self, messages: Sequence[Message]) -> list[Message]:
+        """``messages`` with every stand-in replaced by the messages it stands for, nested
+        stand-ins opened too, in order: the one walk over offload ids.
+
+        Raises:
+            OffloadNotFoundError: the store lost an offloaded range.
+            StoreError: the store failed, or a blob is damaged.
+        """
+        out: list[Message] = []
+        todo = list(reversed(messages))
+        while todo:
+            m = todo.pop()
+            marker = CompressedMarker.of(m)
+            if marker is None:
+                out.append(m)
+            else:
+                todo.extend(reversed(self.load(marker.offload_id)))
+        return out
 
     def exists(self, offload_id: str) -> bool:
         """Whether a blob is stored under ``offload_id`` (whatever its state)."""

@@ -14,6 +14,7 @@ the manner of pydantic-ai's history processors.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Unpack
@@ -25,10 +26,10 @@ from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
 from ctxmgr.autocontext.reload import handle_reload_call
-from ctxmgr.autocontext.standins import StandIn, StandIns, check_unique_ids
+from ctxmgr.autocontext.standins import StandIns, check_unique_ids, message_digest
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import Message
-from ctxmgr.prompts import RELOAD_HINT_ID, RELOAD_SYSTEM_PROMPT
+from ctxmgr.prompts import RELOAD_HINT_ID, RELOAD_SYSTEM_PROMPT, after_system
 
 __all__ = [
     "ContextProcessor",
@@ -58,7 +59,8 @@ class ProcessResult:
     state: dict[str, Any] = field(repr=False)
     """Plain-JSON state to keep for the next call (e.g. in a checkpoint)."""
     tokens: int
-    """Prompt tokens of :attr:`prompt`, with the ``overhead_tokens`` given."""
+    """Prompt tokens of :attr:`prompt`, with the ``overhead_tokens`` given (the reload
+    hint counted whether or not the prompt holds it yet)."""
 
 
 class ContextProcessor(CompressorParts):
@@ -95,11 +97,14 @@ class ContextProcessor(CompressorParts):
         """Messages of the last working view by id: an equal message handed over again
         (a framework converts its history anew on every call) reuses the known object and
         with it its cached token count, so a call costs what changed, not the history."""
+        self._digests: dict[str, tuple[Message, str]] = {}
+        """Digests of the stand-ins last seen, by id (a stand-in is recognised by one)."""
 
     # -- one model call --------------------------------------------------------------
 
     def process(self, history: Sequence[Message], state: Mapping[str, Any] | None = None,
-                *, overhead_tokens: int = 0, force: bool = False) -> ProcessResult:
+                *, overhead_tokens: int = 0, force: bool = False,
+                persisted: Callable[[Edit], bool] | None = None) -> ProcessResult:
         """Compress ``history`` if it needs it; idempotent by message id.
 
         Args:
@@ -109,36 +114,50 @@ class ContextProcessor(CompressorParts):
             overhead_tokens: prompt tokens sent outside ``history`` (a system prompt the
                 framework adds, tool schemas, room kept for the answer).
             force: compress even below the trigger.
+            persisted: which edits the caller persists in its history along with this
+                prompt; their stand-ins are then kept only by a digest in :attr:`ProcessResult.
+                state`. ``None``: each stand-in stays in the state until a history holds it.
 
         Raises:
             ContextOverflowError: still over ``max_tokens`` after every strategy; its
                 ``partial`` is the :class:`ProcessResult` of the work that was done.
             InvalidMessageError: two messages share an id, or ``state`` is damaged.
         """
-        view, stand_ins, calls = self._prepare(history, state)
+        history, view, stand_ins, calls = self._prepare(history, state)
         try:
             result = compress(view, **self._kwargs(calls, overhead_tokens), force=force)
         except ContextOverflowError as exc:
-            raise self._overflow(exc, history, view, stand_ins, overhead_tokens) from None
-        return self._finish(history, view, stand_ins, result, overhead_tokens)
+            raise self._overflow(exc, history, view, stand_ins, persisted) from None
+        return self._finish(history, view, stand_ins, result, persisted)
 
     async def aprocess(self, history: Sequence[Message], state: Mapping[str, Any] | None = None,
-                       *, overhead_tokens: int = 0, force: bool = False) -> ProcessResult:
+                       *, overhead_tokens: int = 0, force: bool = False,
+                       persisted: Callable[[Edit], bool] | None = None) -> ProcessResult:
         """Async twin of :meth:`process` (the summarizer is awaited)."""
-        view, stand_ins, calls = self._prepare(history, state)
+        history, view, stand_ins, calls = self._prepare(history, state)
         try:
             result = await acompress(view, **self._kwargs(calls, overhead_tokens), force=force)
         except ContextOverflowError as exc:
-            raise self._overflow(exc, history, view, stand_ins, overhead_tokens) from None
-        return self._finish(history, view, stand_ins, result, overhead_tokens)
+            raise self._overflow(exc, history, view, stand_ins, persisted) from None
+        return self._finish(history, view, stand_ins, result, persisted)
 
     def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None
-                 ) -> tuple[list[Message], StandIns, int]:
+                 ) -> tuple[list[Message], list[Message], StandIns, int]:
         history = [self._reuse(m) for m in history if not is_reload_hint(m)]
         check_unique_ids(history)
         stand_ins = StandIns.from_json(state)
-        view, calls = stand_ins.reconcile(history, self._expand)
-        return view, stand_ins, calls
+        view, calls = stand_ins.reconcile(history, self._expand, self._digest)
+        return history, view, stand_ins, calls
+
+    def _digest(self, m: Message) -> str:
+        hit = self._digests.get(m.id)
+        if hit is not None and hit[0] is m:
+            return hit[1]
+        digest = message_digest(m)
+        if len(self._digests) > 4096:
+            self._digests.clear()
+        self._digests[m.id] = (m, digest)
+        return digest
 
     def _reuse(self, m: Message) -> Message:
         known = self._known.get(m.id)
@@ -150,23 +169,25 @@ class ContextProcessor(CompressorParts):
                 "model_calls": calls, "overhead_tokens": overhead_tokens + self.hint_tokens,
                 "worker": self._worker}
 
-    def _finish(self, history: Sequence[Message], view: list[Message], stand_ins: StandIns,
-                result: CompressionResult, overhead_tokens: int) -> ProcessResult:
-        stand_ins.record(view, diff_edits(view, result.messages))
-        stand_ins.prune(result.messages)
+    def _finish(self, history: list[Message], view: list[Message], stand_ins: StandIns,
+                result: CompressionResult, persisted: Callable[[Edit], bool] | None
+                ) -> ProcessResult:
         messages = result.messages
+        view_edits = diff_edits(view, messages)
+        stand_ins.record(view, view_edits, persisted)
+        stand_ins.prune(messages)
         self._known = {m.id: m for m in messages}
+        same = len(view) == len(history) and all(map(operator.is_, view, history))
         return ProcessResult(
             messages=messages, prompt=self.prompt_for(messages),
-            edits=diff_edits(history, messages), events=list(result.events),
-            state=stand_ins.to_json(),
-            tokens=self.counter.count_messages(messages) + overhead_tokens + self.hint_tokens)
+            edits=view_edits if same else diff_edits(history, messages),
+            events=list(result.events), state=stand_ins.to_json(), tokens=result.tokens)
 
-    def _overflow(self, exc: ContextOverflowError, history: Sequence[Message],
-                  view: list[Message], stand_ins: StandIns, overhead_tokens: int
-                  ) -> ContextOverflowError:
+    def _overflow(self, exc: ContextOverflowError, history: list[Message],
+                  view: list[Message], stand_ins: StandIns,
+                  persisted: Callable[[Edit], bool] | None) -> ContextOverflowError:
         partial = exc.partial
-        done = (self._finish(history, view, stand_ins, partial, overhead_tokens)
+        done = (self._finish(history, view, stand_ins, partial, persisted)
                 if isinstance(partial, CompressionResult) else None)
         return ContextOverflowError(tokens=exc.tokens, limit=exc.limit, partial=done)
 
@@ -176,34 +197,25 @@ class ContextProcessor(CompressorParts):
 
     # -- reload ----------------------------------------------------------------------
 
-    def handle_reload_call(self, tool_input: Any, *, room_tokens: int | None) -> str:
+    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
         Args:
-            room_tokens: tokens the answer may take, the room the window has left beside
-                the prompt (``max_tokens`` less the latest :attr:`ProcessResult.tokens`
-                and the reserve for the answer); a longer range comes back in pages
-                (``{"uuid": ID, "page": N}``). ``None``: the whole range at once.
+            reload_room: tokens the answer may take: :func:`~ctxmgr.autocontext.reload.
+                reload_room` of the latest :attr:`ProcessResult.tokens`; a longer range
+                comes back in pages (``{"uuid": ID, "page": N}``), which line up only
+                when every page is asked with the first page's room (a session engine
+                keeps it). ``None``: the whole range at once.
         """
-        return handle_reload_call(self.offload, tool_input, room_tokens=room_tokens,
+        return handle_reload_call(self.offload, tool_input, reload_room=reload_room,
                                   counter=self.counter)
 
-    def _expand(self, record: StandIn) -> set[str] | None:
+    def _expand(self, stand_in: Message) -> set[str] | None:
         """Ids of every original behind a stand-in, nested stand-ins opened too."""
-        ids: set[str] = set()
-        todo = [record.message]
-        while todo:
-            marker = CompressedMarker.of(todo.pop())
-            if marker is None:
-                continue
-            try:
-                originals = self.offload.load(marker.offload_id)
-            except (CtxmgrError, OSError, ValueError):
-                return None
-            for m in originals:
-                ids.add(m.id)
-                todo.append(m)
-        return ids
+        try:
+            return {m.id for m in self.offload.originals([stand_in])}
+        except (CtxmgrError, OSError, ValueError):
+            return None
 
     def __repr__(self) -> str:
         return f"ContextProcessor({self.config!r}, counter={self.counter!r})"
@@ -219,14 +231,9 @@ def is_reload_hint(m: Message) -> bool:
 def with_reload_hint(messages: Sequence[Message], hint: Message | None) -> list[Message]:
     """``messages`` with ``hint`` after the leading system messages, once any of them is
     compressed: the model is told what the offload tags mean before it meets one."""
-    out = list(messages)
-    if hint is None or not any(CompressedMarker.of(m) for m in out):
-        return out
-    at = 0
-    while at < len(out) and out[at].role == "system":
-        at += 1
-    out.insert(at, hint)
-    return out
+    if hint is None or not any(CompressedMarker.of(m) for m in messages):
+        return list(messages)
+    return after_system(messages, [hint])
 
 
 def history_processor(

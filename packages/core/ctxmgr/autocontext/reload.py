@@ -1,11 +1,26 @@
-"""The ``context_reload`` tool: schema and a handler that never raises on model input."""
+"""The ``context_reload`` tool: schema, the room an answer may take, and a handler that
+never raises on model input.
+
+Two rules hold for every caller (``AutoContextMemory`` and every framework adapter):
+
+* **Room.** An answer may take what the prompt has left before compression would
+  start again (``trigger_tokens`` less the prompt), but never less than half the gap
+  between the trigger and the target: a prompt at its trigger is compressed to its
+  target before the model reads the page, and that frees at least this much.
+* **Pages.** A range longer than the room comes back in pages. The first answer for a
+  range fixes its page size, and later pages of that range keep it, so page N always
+  starts where page N-1 ended and following the pages gives back every byte.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.paging import paginate
 from ctxmgr.errors import OffloadNotFoundError, StoreError
@@ -15,7 +30,8 @@ from ctxmgr.prompts import ToolSpec
 from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_input import parse_tool_input
 
-__all__ = ["CONTEXT_RELOAD_TOOL", "handle_reload_call", "render_reloaded"]
+__all__ = ["CONTEXT_RELOAD_TOOL", "ReloadAnswer", "answer_reload", "handle_reload_call",
+           "reload_room", "render_reloaded"]
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +77,28 @@ def render_reloaded(messages: list[Message]) -> str:
     return "\n\n".join(parts)
 
 
+def reload_room(config: AutoContextConfig, used_tokens: int) -> int:
+    """Tokens a ``context_reload`` answer may take beside a prompt of ``used_tokens``
+    (see the module doc): the room before the trigger, at least half the gap between
+    the trigger and the target (and never under 256)."""
+    floor = max(256, (config.trigger_tokens - config.target_tokens) // 2)
+    return max(config.trigger_tokens - used_tokens, floor)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReloadAnswer:
+    """What one ``context_reload`` call answered."""
+
+    text: str
+    """The tool result for the model."""
+    uuid: str | None = None
+    """The range asked for, when the input named one."""
+    page_tokens: int | None = None
+    """The page size the answer was cut to: keep it for the range's next pages."""
+
+
 def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
-                       room_tokens: int | None = None,
+                       reload_room: int | None = None,
                        counter: TokenCounter | None = None) -> str:
     """Answer one ``context_reload`` call: the originals as text, or why there are none.
     Never raises on anything the model sends.
@@ -70,50 +106,68 @@ def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
     Args:
         offload: where the originals are.
         tool_input: ``{"uuid": ID, "page": N}`` as a mapping or JSON text.
-        room_tokens: tokens the answer may take (the room left in the prompt); a longer
+        reload_room: tokens the answer may take (the room left in the prompt); a longer
             range comes back in pages of that size, each saying how to get the next.
             ``None``: the whole range at once.
         counter: counts the pages (default: the exact default counter).
     """
+    return answer_reload(offload, tool_input, reload_room=reload_room, counter=counter).text
+
+
+def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | None,
+                  counter: TokenCounter | None = None,
+                  page_tokens: Mapping[str, int] | None = None) -> ReloadAnswer:
+    """:func:`handle_reload_call`, keeping a range's page size across its pages.
+
+    Args:
+        page_tokens: the page size each range was first answered with (its
+            :attr:`ReloadAnswer.page_tokens`); a range found here is cut to that size
+            whatever ``reload_room`` says, so its pages line up.
+    """
     parsed = parse_tool_input(tool_input, _USAGE)
     if isinstance(parsed, str):
-        return parsed
+        return ReloadAnswer(text=parsed)
     uuid = parsed.get("uuid")
     if not isinstance(uuid, str) or not uuid.strip():
-        return f"Error: uuid must be the id from a CONTEXT_OFFLOAD tag, got {uuid!r:.80}; {_USAGE}"
+        return ReloadAnswer(text=f"Error: uuid must be the id from a CONTEXT_OFFLOAD tag, "
+                                 f"got {uuid!r:.80}; {_USAGE}")
     uuid = uuid.strip()
     page = parsed.get("page", 1)
     if isinstance(page, str) and page.strip().isdigit():
         page = int(page)
     if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        return f"Error: page must be a whole number from 1, got {page!r:.40}; {_USAGE}"
+        return ReloadAnswer(text=f"Error: page must be a whole number from 1, got "
+                                 f"{page!r:.40}; {_USAGE}", uuid=uuid)
     try:
         messages = offload.load(uuid)
     except OffloadNotFoundError:
-        return (f"No messages found for uuid {uuid!r}. Copy the id exactly from a "
-                "<!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+        return ReloadAnswer(text=f"No messages found for uuid {uuid!r}. Copy the id exactly "
+                                 "from a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
     except StoreError as exc:  # the store failed or the blob is damaged: not the model's fault
         logger.warning("context_reload of %s failed: %s", uuid, exc)
-        return (f"The original messages for uuid {uuid} cannot be read: {exc}. Please "
-                "carry on from the compressed text in the conversation.")
+        return ReloadAnswer(text=f"The original messages for uuid {uuid} cannot be read: "
+                                 f"{exc}. Please carry on from the compressed text in the "
+                                 "conversation.", uuid=uuid)
     header = f"Reloaded {len(messages)} original message(s) for uuid {uuid}"
     text = render_reloaded(messages)
-    if room_tokens is None:
-        return f"{header}:\n\n{text}" if page == 1 else (
-            f"Error: uuid {uuid} has only one page; call context_reload without page.")
+    room = (page_tokens or {}).get(uuid, reload_room)
+    if room is None:
+        return ReloadAnswer(uuid=uuid, text=f"{header}:\n\n{text}" if page == 1 else (
+            f"Error: uuid {uuid} has only one page; call context_reload without page."))
     counter = counter or default_counter()
     # The note names the uuid again (32 hex digits are many tokens to a BPE): count it as
     # the longest it can be, page numbers of five digits.
     note = _page_note(uuid, 99_999, 99_999, more=True)
-    pages = paginate(text, room_tokens - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,
+    pages = paginate(text, room - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,
                      counter)
     if page > len(pages):
-        return (f"Error: uuid {uuid} has {len(pages)} page(s); ask for page 1 to "
-                f"{len(pages)}.")
+        return ReloadAnswer(uuid=uuid, page_tokens=room,
+                            text=f"Error: uuid {uuid} has {len(pages)} page(s); ask for "
+                                 f"page 1 to {len(pages)}.")
     if len(pages) == 1:
-        return f"{header}:\n\n{text}"
+        return ReloadAnswer(uuid=uuid, page_tokens=room, text=f"{header}:\n\n{text}")
     note = _page_note(uuid, page, len(pages), more=page < len(pages))
-    return f"{header}{note}{pages[page - 1]}"
+    return ReloadAnswer(uuid=uuid, page_tokens=room, text=f"{header}{note}{pages[page - 1]}")
 
 
 def _page_note(uuid: str, page: int, pages: int, *, more: bool) -> str:

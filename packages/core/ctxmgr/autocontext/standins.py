@@ -4,10 +4,12 @@ A framework hands ctxmgr its whole history on every model call. That history
 holds either the stand-ins ctxmgr asked it to persist (LangGraph applies the
 edits to its ``messages`` channel) or, when the framework kept the originals,
 the original ranges they replaced. :class:`StandIns` remembers, for each stand-in
-in the working view, just enough to recognise both cases by id: the stand-in
-itself, a digest of its range's first original, its last original id and the
-range's length. Originals live once, in the offload store; this record grows
-with the working view, never with the history, and is plain JSON.
+in the working view, just enough to recognise both cases by id: a digest of the
+stand-in, a digest of its range's first original, its last original id and the
+range's length. The stand-in itself is kept only while the framework does not
+hold it (an edit it could not persist): each stand-in is stored once, in the
+history or in this record. Originals live once, in the offload store; this record
+grows with the working view, never with the history, and is plain JSON.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxmgr.autocontext.edits import Edit
@@ -24,7 +26,8 @@ from ctxmgr.messages import Message, message_from_dict, message_to_dict
 
 __all__ = ["StandIn", "StandIns", "message_digest"]
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+"""Version 1 kept every stand-in in full; it is still read."""
 
 
 def message_digest(message: Message) -> str:
@@ -37,7 +40,12 @@ def message_digest(message: Message) -> str:
 class StandIn:
     """One message of the working view that stands in for a range of originals."""
 
-    message: Message
+    id: str
+    """The stand-in's id: the id of its range's first original."""
+    digest: str
+    """Digest of the stand-in (:func:`message_digest`): recognises it in a history."""
+    message: Message | None
+    """The stand-in, while no history given since holds it (``None`` once one does)."""
     head: str
     """Digest of the range's first original (it has the stand-in's id)."""
     last_id: str
@@ -47,19 +55,34 @@ class StandIn:
     calls: int
     """Assistant messages among the originals: model calls the range stands for."""
 
+    def held(self) -> StandIn:
+        """This record once a history holds the stand-in (it is not kept twice)."""
+        return self if self.message is None else replace(self, message=None)
+
     def to_json(self) -> dict[str, Any]:
-        return {"message": message_to_dict(self.message), "head": self.head,
-                "last_id": self.last_id, "count": self.count, "calls": self.calls}
+        data: dict[str, Any] = {"id": self.id, "digest": self.digest, "head": self.head,
+                                "last_id": self.last_id, "count": self.count,
+                                "calls": self.calls}
+        if self.message is not None:
+            data["message"] = message_to_dict(self.message)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StandIn:
-        return cls(message=message_from_dict(data["message"]), head=str(data["head"]),
+        message = message_from_dict(data["message"]) if "message" in data else None
+        if message is None:
+            mid, digest = str(data["id"]), str(data["digest"])
+        else:  # version 1 has neither: the stand-in is there
+            mid, digest = message.id, str(data.get("digest") or message_digest(message))
+        return cls(id=mid, digest=digest, message=message, head=str(data["head"]),
                    last_id=str(data["last_id"]), count=int(data["count"]),
                    calls=int(data["calls"]))
 
 
-Expander = Callable[[StandIn], "set[str] | None"]
+Expander = Callable[[Message], "set[str] | None"]
 """Ids of every original behind a stand-in (read from the offload store), or ``None``."""
+Digest = Callable[[Message], str]
+"""A message's :func:`message_digest` (a processor caches them)."""
 
 
 class StandIns:
@@ -84,26 +107,28 @@ class StandIns:
         if not state:
             return cls()
         try:
-            if state.get("version") != STATE_VERSION:
+            if state.get("version") not in (1, STATE_VERSION):
                 raise ValueError(f"unknown state version {state.get('version')!r}")
             records = [StandIn.from_json(d) for d in state["stand_ins"]]
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise InvalidMessageError(
                 f"ctxmgr state is damaged or from another version ({exc!r}); pass the "
                 "state a ContextProcessor returned, or None to start over") from exc
-        return cls({r.message.id: r for r in records})
+        return cls({r.id: r for r in records})
 
     # -- matching a history ------------------------------------------------------------
 
-    def reconcile(self, history: Sequence[Message], expand: Expander
-                  ) -> tuple[list[Message], int]:
+    def reconcile(self, history: Sequence[Message], expand: Expander,
+                  digest: Digest = message_digest) -> tuple[list[Message], int]:
         """The working view for ``history``, and the model calls it stands for.
 
         A message with a stand-in's id is kept when it is that stand-in (the framework
-        persisted it); when it is the range's original first message, the range of
-        originals is replaced by the stand-in (the framework kept the originals); any
-        other message with that id is someone else's edit: it is kept as it is and the
-        record forgotten (its originals stay reloadable).
+        persisted it: the record stops keeping a copy); when it is the range's original
+        first message and the record still has the stand-in, the range of originals is
+        replaced by it (the framework kept the originals). Any other message with that
+        id is someone else's edit, and so are originals handed back after the framework
+        held their stand-in: they are kept as they are and the record forgotten (the
+        originals stay reloadable, and are compressed again when the budget needs it).
         """
         view: list[Message] = []
         calls = 0
@@ -115,11 +140,12 @@ class StandIns:
                 view.append(m)
                 calls += m.role == "assistant"
                 i += 1
-            elif m is record.message or m == record.message:
-                view.append(record.message)  # the cached object: its token count is known
+            elif m is record.message or m == record.message or digest(m) == record.digest:
+                view.append(m)
+                self.by_id[m.id] = record.held()
                 calls += record.calls
                 i += 1
-            elif message_digest(m) == record.head:
+            elif record.message is not None and digest(m) == record.head:
                 view.append(record.message)
                 calls += record.calls
                 i = self._skip_originals(history, i, record, expand)
@@ -137,7 +163,8 @@ class StandIns:
         end = i + record.count
         if end <= len(history) and history[end - 1].id == record.last_id:
             return end  # the whole range is there, as it was
-        ids = expand(record) or {record.message.id}  # someone removed part of the range
+        assert record.message is not None
+        ids = expand(record.message) or {record.id}  # someone removed part of the range
         j = i + 1
         while j < len(history) and history[j].id in ids:
             j += 1
@@ -145,8 +172,14 @@ class StandIns:
 
     # -- recording a compression -------------------------------------------------------
 
-    def record(self, view: Sequence[Message], edits: Sequence[Edit]) -> None:
-        """Remember the stand-ins of ``edits`` (made on ``view``); forget absorbed ones."""
+    def record(self, view: Sequence[Message], edits: Sequence[Edit],
+               persisted: Callable[[Edit], bool] | None = None) -> None:
+        """Remember the stand-ins of ``edits`` (made on ``view``); forget absorbed ones.
+
+        Args:
+            persisted: tells which edits the framework persists with the prompt (their
+                stand-in is then kept only by a digest); ``None``: none is known to be.
+        """
         by_id = {m.id: m for m in view}
         for edit in edits:
             if edit.stand_in is None:
@@ -155,8 +188,10 @@ class StandIns:
                 continue
             parts = [self.by_id.pop(mid) if mid in self.by_id else _original(by_id[mid])
                      for mid in edit.ids]
+            kept = None if persisted is not None and persisted(edit) else edit.stand_in
             self.by_id[edit.stand_in.id] = StandIn(
-                message=edit.stand_in, head=parts[0].head, last_id=parts[-1].last_id,
+                id=edit.stand_in.id, digest=message_digest(edit.stand_in), message=kept,
+                head=parts[0].head, last_id=parts[-1].last_id,
                 count=sum(p.count for p in parts), calls=sum(p.calls for p in parts))
 
     def prune(self, view: Sequence[Message]) -> None:
@@ -168,7 +203,8 @@ class StandIns:
 
 def _original(m: Message) -> StandIn:
     """A plain message seen as a range of one (to combine with stand-ins it joins)."""
-    return StandIn(message=m, head=message_digest(m), last_id=m.id, count=1,
+    digest = message_digest(m)
+    return StandIn(id=m.id, digest=digest, message=m, head=digest, last_id=m.id, count=1,
                    calls=int(m.role == "assistant"))
 
 

@@ -6,16 +6,14 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ctxmgr.errors import HalfWrittenMemoError, InvalidMemoKeyError, MemoWriteError, StoreError
+from ctxmgr.memo.index import Index, MemoInfo
 from ctxmgr.memo.keys import KEY_PATTERN, MAX_KEY_CHARS, validate_memo_key
 from ctxmgr.memo.placeholder import memo_placeholder
 from ctxmgr.prompts import MEMO_TOOL_DESCRIPTION, ToolSpec
 from ctxmgr.tool_input import parse_tool_input
-
-if TYPE_CHECKING:
-    from ctxmgr.memo.store import MemoStore
 
 __all__ = ["MAX_SUMMARY_CHARS", "MEMO_TOOL", "MEMO_TOOL_NAME", "MemoCallResult",
            "run_memo_call"]
@@ -77,7 +75,24 @@ class MemoCallResult:
     """Set after a successful write: what the call's ``content`` argument becomes."""
 
 
-def run_memo_call(memos: MemoStore, tool_input: Any) -> MemoCallResult:
+class MemoSession(Protocol):
+    """What the handler needs of a session's memos (:class:`~ctxmgr.MemoStore` has it);
+    a protocol, so that the store can offer the tool without an import cycle."""
+
+    max_memos: int
+
+    def write(self, key: str, content: str, summary: str) -> tuple[MemoInfo, bool]: ...
+
+    def delete(self, key: str) -> bool: ...
+
+    def list_memos(self) -> list[MemoInfo]: ...
+
+    def _read(self, key: str) -> tuple[MemoInfo, str, str | None] | None: ...
+
+    def _index(self) -> Index: ...
+
+
+def run_memo_call(memos: MemoSession, tool_input: Any) -> MemoCallResult:
     """Run one memo tool call on ``memos``. Never raises on the model's input.
 
     Args:
@@ -130,7 +145,7 @@ def run_memo_call(memos: MemoStore, tool_input: Any) -> MemoCallResult:
                                    "not changed. Try again later.", ok=False, action=action)
 
 
-def _write(memos: MemoStore, key: str, tool_input: Mapping[str, Any]) -> MemoCallResult:
+def _write(memos: MemoSession, key: str, tool_input: Mapping[str, Any]) -> MemoCallResult:
     summary, content = tool_input.get("summary"), tool_input.get("content")
     if summary is not None and not isinstance(summary, str):
         raise MemoWriteError(f"summary must be a string, got {type(summary).__name__}")
@@ -146,7 +161,7 @@ def _write(memos: MemoStore, key: str, tool_input: Mapping[str, Any]) -> MemoCal
         placeholder=memo_placeholder(info.key, info.summary, info.size))
 
 
-def _read(memos: MemoStore, key: str) -> MemoCallResult:
+def _read(memos: MemoSession, key: str) -> MemoCallResult:
     found = memos._read(key)
     if found is None:
         return MemoCallResult(text=f"No memo with key {key!r}. {_keys_hint(memos)}",
@@ -159,7 +174,7 @@ def _read(memos: MemoStore, key: str) -> MemoCallResult:
     return MemoCallResult(text=f"{head}\n\n{content}", ok=True, action="read", key=info.key)
 
 
-def _list_text(memos: MemoStore) -> str:
+def _list_text(memos: MemoSession) -> str:
     index = memos._index()
     warnings = [f"Warning: {p}." for p in index.problems]
     if not index.entries:
@@ -171,7 +186,7 @@ def _list_text(memos: MemoStore) -> str:
     return "\n".join(lines)
 
 
-def _keys_hint(memos: MemoStore) -> str:
+def _keys_hint(memos: MemoSession) -> str:
     keys = [e.key for e in memos.list_memos()]
     if not keys:
         return "This session has no memos."

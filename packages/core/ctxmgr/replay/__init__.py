@@ -10,20 +10,19 @@
 
 A policy is any object with ``name``, ``reset()`` and ``prompt(history) ->
 PolicyResult`` (see :mod:`ctxmgr.replay.policy`); register a factory with
-:func:`register_policy` to compare your own. The peers live in the adapters and
-are found through the ``ctxmgr.replay_policies`` entry-point group; each imports
-its framework only when created. Every prompt is also scored for fidelity against
-the recorded next step (:mod:`ctxmgr.replay.fidelity`) and for what it kept of the
-earlier user messages and tool calls (:mod:`ctxmgr.replay.retention`); a policy
-with a ``reload(id)`` method (:class:`Reloader`) has the facts behind its offload
-ids counted as reloadable.
+:func:`register_policy` (:mod:`ctxmgr.replay.registry`) to compare your own. The
+peers live in the adapters and are found through the ``ctxmgr.replay_policies``
+entry-point group; each imports its framework only when created. Every prompt is
+also scored for fidelity against the recorded next step
+(:mod:`ctxmgr.replay.fidelity`) and for what it kept of the earlier user messages
+and tool calls (:mod:`ctxmgr.replay.retention`); a policy with a ``reload(id)``
+method (:class:`Reloader`) has the facts behind its offload ids counted as
+reloadable.
 """
 
 from ctxmgr.replay.fidelity import CallFidelity, Reloader
 from ctxmgr.replay.metrics import METRIC_KEYS, CallRecord, TrajectoryResult
 from ctxmgr.replay.policy import (
-    BUILTIN_POLICIES,
-    ENTRY_POINT_GROUP,
     IncrementalPolicy,
     NonePolicy,
     Policy,
@@ -31,6 +30,10 @@ from ctxmgr.replay.policy import (
     PolicyFactory,
     PolicyResult,
     PolicyUnavailableError,
+)
+from ctxmgr.replay.registry import (
+    BUILTIN_POLICIES,
+    ENTRY_POINT_GROUP,
     available_policies,
     create_policy,
     peer_names,

@@ -26,7 +26,8 @@ from ctxmgr.replay.metrics import (
     task_text,
     trajectory_row,
 )
-from ctxmgr.replay.policy import Policy, PolicyContext, create_policy
+from ctxmgr.replay.policy import Policy, PolicyContext
+from ctxmgr.replay.registry import create_policy
 from ctxmgr.replay.summarizer import FakeSummarizer
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.tokens import TokenCounter, default_counter

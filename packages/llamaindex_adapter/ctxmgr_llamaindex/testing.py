@@ -1,4 +1,4 @@
-"""A recorded agent run replayed through a real LlamaIndex agent, offline.
+"""Test doubles: a recorded agent run replayed through a real LlamaIndex agent, offline.
 
 :class:`ScriptedLLM` is LlamaIndex's ``MockFunctionCallingLLM`` answering with
 the recorded assistant messages in order (tool calls as ``ToolCallBlock`` s) and
@@ -17,16 +17,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxmgr import Message
+from ctxmgr import Message, TokenCounter
 from ctxmgr.messages import thaw
 from ctxmgr.replay.recorded_tools import RecordedTools
-from ctxmgr_llamaindex.convert import to_llamaindex
+from ctxmgr_llamaindex.convert import from_llamaindex, to_llamaindex
+from ctxmgr_llamaindex.tools import schema_model
 
 try:
-    from llama_index.core.base.llms.types import ChatMessage, CompletionResponse, MessageRole
-    from llama_index.core.bridge.pydantic import BaseModel, ConfigDict, PrivateAttr, create_model
+    from llama_index.core.base.llms.types import (
+        ChatMessage,
+        ChatResponse,
+        ChatResponseAsyncGen,
+        CompletionResponse,
+        MessageRole,
+    )
+    from llama_index.core.bridge.pydantic import PrivateAttr
     from llama_index.core.llms import MockFunctionCallingLLM
-    from llama_index.core.llms.callbacks import llm_completion_callback
+    from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
     from llama_index.core.tools import FunctionTool, ToolMetadata
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -45,7 +52,9 @@ class ScriptedLLM(MockFunctionCallingLLM):
 
     When the queue is empty it answers :data:`FINAL_ANSWER` (no tool call), so an
     agent run ends. ``on_call(prompt, tools)`` is called before each answer (tests
-    check their invariants there).
+    check their invariants there). With ``usage_counter`` it reports the input tokens of
+    each chat call (times ``usage_ratio``) as OpenAI's integration does, in the
+    response's ``additional_kwargs["prompt_tokens"]``.
     """
 
     _queue: deque[Answer] = PrivateAttr(default_factory=deque)
@@ -54,14 +63,60 @@ class ScriptedLLM(MockFunctionCallingLLM):
     _received: list[list[ChatMessage]] = PrivateAttr(default_factory=list)
     _completions: list[str] = PrivateAttr(default_factory=list)
     _answered: int = PrivateAttr(default=0)
+    _usage: tuple[TokenCounter, float] | None = PrivateAttr(default=None)
+    _reported: list[int] = PrivateAttr(default_factory=list)
 
     def __init__(self, answers: Sequence[Answer] = (),
                  on_call: Callable[[list[ChatMessage], Sequence[Any]], None] | None = None,
+                 *, usage_counter: TokenCounter | None = None, usage_ratio: float = 1.0,
                  **kwargs: Any) -> None:
         super().__init__(response_generator=self._answer, is_chat_model=True, **kwargs)
         self._queue: deque[Answer] = deque(answers)
         self._on_call = on_call
         self._received: list[list[ChatMessage]] = []
+        self._usage = None if usage_counter is None else (usage_counter, usage_ratio)
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return self._with_usage(super().chat(messages, **kwargs), messages, kwargs)
+
+    @llm_chat_callback()
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return self._with_usage(await super().achat(messages, **kwargs), messages, kwargs)
+
+    @llm_chat_callback()
+    async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any
+                           ) -> ChatResponseAsyncGen:
+        chunks = await super().astream_chat(messages, **kwargs)
+
+        async def reported() -> ChatResponseAsyncGen:
+            last = None
+            async for chunk in chunks:
+                if last is not None:
+                    yield last
+                last = chunk
+            if last is not None:  # the usage comes with the stream's last chunk
+                yield self._with_usage(last, messages, kwargs)
+
+        return reported()
+
+    def _with_usage(self, response: ChatResponse, messages: Sequence[ChatMessage],
+                  kwargs: dict[str, Any]) -> ChatResponse:
+        if self._usage is not None:
+            counter, ratio = self._usage
+            tools = kwargs.get("tools") or []
+            schemas = sum(counter.count_text(json.dumps(t.metadata.to_openai_tool(),
+                                                        sort_keys=True, ensure_ascii=False))
+                          for t in tools)
+            sent = counter.count_messages(from_llamaindex(list(messages))) + schemas
+            response.additional_kwargs["prompt_tokens"] = round(sent * ratio)
+            self._reported.append(round(sent * ratio))
+        return response
+
+    @property
+    def reported(self) -> list[int]:
+        """The input tokens reported for each chat call (with ``usage_counter``)."""
+        return self._reported
 
     @property
     def received(self) -> list[list[ChatMessage]]:
@@ -191,11 +246,11 @@ class RecordedRun:
         return [self._tool(name, replay) for name, replay in replayers.items()]
 
     def _tool(self, name: str, replay: Callable[..., str]) -> FunctionTool:
-        fields: dict[str, Any] = {a: (Any, None) for a in self.arguments.get(name, ())}
-        schema: type[BaseModel] = create_model(name, __config__=ConfigDict(extra="allow"),
-                                               **fields)
+        # LangChain's recorded tool has this schema: one tool costs the same in either adapter
+        schema = {"type": "object", "properties": {a: {} for a in self.arguments.get(name, ())}}
         return FunctionTool.from_defaults(fn=replay, tool_metadata=ToolMetadata(
-            name=name, description=f"The recorded {name} tool.", fn_schema=schema))
+            name=name, description=f"The recorded {name} tool.",
+            fn_schema=schema_model(name, schema)))
 
 
 def _joined(messages: Sequence[Message]) -> Message:

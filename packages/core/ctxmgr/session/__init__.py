@@ -1,0 +1,45 @@
+"""The session engine: what every framework integration does around the compressor.
+
+One module per concern: ``engine`` (:class:`SessionEngine`: processors per session,
+prepare a model call, answer ctxmgr's tools), ``state`` (the typed session state and
+its merge), ``prompt`` (the prompt as the model sees it), ``overhead`` (system prompt
+and tool schemas, counted), ``recovery`` (``context_reload``: room and pages) and
+``calibration`` (counts corrected by the model's reported usage). Adapters convert
+messages, persist edits their framework's way, bind tools and map storage; the rest
+is here, so the same history gives the same decisions through any of them.
+"""
+
+from ctxmgr.session.calibration import Calibration, ScaledCounter
+from ctxmgr.session.engine import DEFAULT_MAX_SESSIONS, SessionEngine, Turn, session_label
+from ctxmgr.session.overhead import OverheadCounter
+from ctxmgr.session.prompt import GUIDANCE_ID, after_system, guidance_message, render_view
+from ctxmgr.session.recovery import reload_answer
+from ctxmgr.session.state import (
+    MAX_RELOAD_PAGES,
+    MemoElision,
+    SessionState,
+    ToolAnswer,
+    archive_changes,
+    merge_session_state,
+)
+
+__all__ = [
+    "DEFAULT_MAX_SESSIONS",
+    "GUIDANCE_ID",
+    "MAX_RELOAD_PAGES",
+    "Calibration",
+    "MemoElision",
+    "OverheadCounter",
+    "ScaledCounter",
+    "SessionEngine",
+    "SessionState",
+    "ToolAnswer",
+    "Turn",
+    "after_system",
+    "archive_changes",
+    "guidance_message",
+    "merge_session_state",
+    "reload_answer",
+    "render_view",
+    "session_label",
+]

@@ -1,0 +1,445 @@
+"""SessionEngine: everything an integration does around the compressor, once.
+
+A framework adapter owns three things: converting messages, persisting edits its
+own way, and binding tools and storage. Everything else is here, the same for
+every framework:
+
+* a :class:`~ctxmgr.ContextProcessor` per session (store, session id and counting
+  ratio), at most ``max_sessions`` of them, the least recently used dropped;
+* :meth:`SessionEngine.prepare`: the session state read and validated, the history
+  compressed when it needs it, and the prompt built from the working view (archived
+  results and memo writes as placeholders, the tool guidance and the reload hint
+  after the system messages), with the state changes to keep;
+* the overhead of a request (system prompt and tool schemas, counted once) and the
+  calibration of counts on the model's reported usage;
+* the answers of ``context_reload`` (one room rule, pages that line up),
+  ``message_archiving`` and ``memo``, each with its state change.
+
+The same history, state and overhead give the same decisions whichever adapter
+hands them over.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.edits import Edit
+from ctxmgr.autocontext.events import CompressionEvent, EventCallback
+from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.autocontext.parts import DEFAULT
+from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
+from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
+from ctxmgr.errors import ConfigError
+from ctxmgr.memo import MEMO_TOOL, MemoStore
+from ctxmgr.messages import Message
+from ctxmgr.prompts import ToolSpec, reload_hint_message
+from ctxmgr.session.overhead import OverheadCounter
+from ctxmgr.session.prompt import after_system, guidance_message, render_view
+from ctxmgr.session.recovery import reload_answer
+from ctxmgr.session.state import (
+    MemoElision,
+    SessionState,
+    ToolAnswer,
+    archive_changes,
+    merge_session_state,
+)
+from ctxmgr.settings import Settings
+from ctxmgr.store import Namespace, Store, project_dir_name
+from ctxmgr.tokens import TokenCounter, default_counter
+
+__all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn", "session_label"]
+
+DEFAULT_MAX_SESSIONS = 1024
+"""Sessions whose processor is kept (the least recently used is dropped past it)."""
+DEFAULT_SESSION = "default"
+_LABEL = re.compile(r"[A-Za-z0-9._-]{1,200}")
+
+
+def session_label(thread_id: object) -> str:
+    """A store label for any session or thread id: the id itself when it is one, else
+    ``thread-`` and a digest of it (``None`` and ``""`` are the default session)."""
+    if thread_id is None or thread_id == "":
+        return DEFAULT_SESSION
+    text = str(thread_id)
+    if _LABEL.fullmatch(text) and text not in (".", ".."):
+        return text
+    return "thread-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Turn:
+    """What one model call of a session needs, from :meth:`SessionEngine.prepare`."""
+
+    prompt: list[Message]
+    """What to send: the working view as the model sees it, ctxmgr's system messages
+    after the leading system ones (a system prompt sent beside the history goes first)."""
+    messages: list[Message]
+    """The working view: the history with every compression applied (originals the
+    model archived still whole)."""
+    edits: list[Edit]
+    """The compressions to persist in the history, by id (same-id stand-in, removals)."""
+    events: list[CompressionEvent]
+    update: dict[str, Any]
+    """The session-state changes ({} when none): merge them with
+    :func:`~ctxmgr.session.merge_session_state`."""
+    state: dict[str, Any]
+    """The session state after :attr:`update`."""
+    tokens: int
+    """The prompt as the compressor counts it, overhead included (at the counting ratio)."""
+    sent_tokens: int
+    """What the request sends, counted: :attr:`prompt` and the overhead (at the counting
+    ratio). Give it back with the model's usage report: :meth:`SessionEngine.usage`."""
+
+
+class SessionEngine:
+    """Compression, prompt, overhead, calibration and tools of every session of an agent.
+
+    Example (a framework's model call, in its own types around this)::
+
+        engine = SessionEngine(AutoContextConfig(max_tokens=128_000))
+        turn = engine.prepare(history, state, store=store, session=thread_id,
+                              overhead=engine.overhead(system=[PROMPT], tools=schemas))
+        state = merge_session_state(state, turn.update)   # keep it with the history
+        persist(turn.edits)                                # same-id stand-in, removals
+        answer = model(turn.prompt)
+        state = merge_session_state(state, engine.usage(state, turn.sent_tokens,
+                                                        answer.input_tokens))
+
+    Args:
+        config: window, trigger and strategies.
+        counter: token counter; default exact tiktoken.
+        summarizer: object with ``summarize`` / ``asummarize``; default the deterministic
+            extractive summarizer; ``None``: only the strategies that need no summary.
+        project: namespace above the sessions (default: from the working directory).
+        message_archiving, memo: offer these tools; ``None`` reads
+            ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
+        context_reload: offer ``context_reload`` (default on).
+        reserve_output_tokens: room kept for the answer; overrides the config's.
+        calibrate: scale counts by the model's reported input tokens.
+        guidance: tell the model, in a system message, when to archive and write memos
+            (when those tools are on).
+        max_memos: memos allowed per session (default 50).
+        on_event: called with every :class:`~ctxmgr.CompressionEvent`.
+        max_sessions: sessions whose processor is kept in this process.
+
+    Raises:
+        ConfigError: a bad setting.
+    """
+
+    def __init__(
+        self,
+        config: AutoContextConfig | None = None,
+        *,
+        counter: TokenCounter | None = None,
+        summarizer: object | None = DEFAULT,
+        project: str | None = None,
+        message_archiving: bool | str | None = None,
+        memo: bool | str | None = None,
+        context_reload: bool = True,
+        reserve_output_tokens: int | Literal["auto"] | None = None,
+        calibrate: bool = True,
+        guidance: bool = True,
+        max_memos: int | None = None,
+        on_event: EventCallback | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+    ) -> None:
+        config = config or AutoContextConfig()
+        if not isinstance(config, AutoContextConfig):
+            raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
+        if reserve_output_tokens is not None:  # validated by the config itself
+            config = dataclasses.replace(config, reserve_output_tokens=reserve_output_tokens)
+        if summarizer is not DEFAULT and summarizer is not None and not (
+                hasattr(summarizer, "summarize") or hasattr(summarizer, "asummarize")):
+            raise ConfigError("summarizer must have summarize or asummarize, or be None, "
+                              f"got {summarizer!r:.80}")
+        if max_memos is not None and (isinstance(max_memos, bool)
+                                      or not isinstance(max_memos, int) or max_memos < 1):
+            raise ConfigError(f"max_memos must be an int >= 1, got {max_memos!r}")
+        if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
+            raise ConfigError(f"max_sessions must be an int >= 1, got {max_sessions!r}")
+        self.config = config
+        self.counter = counter or default_counter()
+        self.summarizer = summarizer
+        self.settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
+        self.context_reload = bool(context_reload)
+        self.calibrate = bool(calibrate)
+        self.project = project if project is not None else project_dir_name()
+        Namespace(self.project, DEFAULT_SESSION, "offload")  # a clear error now, not later
+        self.max_memos = max_memos
+        self.on_event = on_event
+        self.max_sessions = max_sessions
+        self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
+                                         memo=self.settings.memo) if guidance else None
+        self._overhead = OverheadCounter(self.counter)
+        self._processors: OrderedDict[tuple[int, str, float],
+                                      tuple[Store, ContextProcessor]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # -- what the agent is offered -------------------------------------------------------
+
+    @property
+    def tool_specs(self) -> list[ToolSpec]:
+        """ctxmgr's tools this engine offers, in neutral form (an adapter binds them)."""
+        specs = [CONTEXT_RELOAD_TOOL] if self.context_reload else []
+        if self.settings.message_archiving:
+            specs.append(ARCHIVE_TOOL)
+        if self.settings.memo:
+            specs.append(MEMO_TOOL)
+        return specs
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def processor(self, store: Store, session: str,
+                  state: SessionState | None = None) -> ContextProcessor:
+        """The compressor of one session: offloads under ``project / session`` in
+        ``store``, counting at the session's calibrated ratio."""
+        ratio = (state.calibration.counting_ratio if state is not None and self.calibrate
+                 else 1.0)
+        key = (id(store), session, ratio)
+        with self._lock:
+            hit = self._processors.get(key)
+            if hit is not None and hit[0] is store:
+                self._processors.move_to_end(key)
+                return hit[1]
+            counter = (state.calibration.counter(self.counter)
+                       if state is not None and self.calibrate else self.counter)
+            processor = ContextProcessor(
+                self.config, counter=counter, summarizer=self.summarizer, store=store,
+                project=self.project, session=session, on_event=self.on_event)
+            self._processors[key] = (store, processor)  # the store is held: its id stays
+            while len(self._processors) > self.max_sessions:
+                self._processors.popitem(last=False)
+            return processor
+
+    def memos(self, store: Store, session: str) -> MemoStore:
+        """The memos of one session."""
+        if self.max_memos is None:
+            return MemoStore(store, session=session, project=self.project)
+        return MemoStore(store, session=session, project=self.project,
+                         max_memos=self.max_memos)
+
+    # -- what a request sends beside the history -----------------------------------------
+
+    def overhead(self, *, system: Iterable[str] = (),
+                 tools: Iterable[Mapping[str, Any]] = ()) -> int:
+        """Tokens a request sends beside the history: its system prompt(s) and the OpenAI
+        schemas of its tools as the framework sends them. Counted once per text (see
+        :mod:`ctxmgr.session.overhead`); ctxmgr's own guidance and hint are counted by
+        :meth:`prepare`, which puts them in the prompt."""
+        return self._overhead.total(system=system, tools=tools)
+
+    # -- one model call ------------------------------------------------------------------
+
+    def prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None, *,
+                store: Store, session: str, overhead: int = 0,
+                persisted: Callable[[Edit], bool] | None = None,
+                force: bool = False) -> Turn:
+        """Compress ``history`` if it needs it and build the prompt.
+
+        Args:
+            history: every message of the session as the framework holds it, in order,
+                each with its own id (a system prompt sent beside it is not in it).
+            state: the session state as kept so far (``None`` at first); a damaged part
+                is left out with a warning (see :mod:`ctxmgr.session.state`).
+            store, session: where this session's originals and memos are.
+            overhead: :meth:`overhead` of the request (the state's ``unseen_overhead``,
+                what the model received beyond what the integration saw, is added).
+            persisted: which edits the framework persists along with this prompt (their
+                stand-ins are then kept once, in the history); ``None``: not known.
+            force: compress even below the trigger.
+
+        Raises:
+            ContextOverflowError: the pinned messages alone exceed the budget.
+            InvalidMessageError: two messages of ``history`` share an id.
+        """
+        current = SessionState.from_json(state)
+        processor = self.processor(store, session, current)
+        beside = self._scaled(overhead, processor) + current.unseen_overhead
+        result = processor.process(history, current.compression, overhead_tokens=beside,
+                                   persisted=persisted, force=force)
+        return self._turn(result, state, current, processor, beside)
+
+    async def aprepare(self, history: Sequence[Message], state: Mapping[str, Any] | None, *,
+                       store: Store, session: str, overhead: int = 0,
+                       persisted: Callable[[Edit], bool] | None = None,
+                       force: bool = False) -> Turn:
+        """Async twin of :meth:`prepare` (the summarizer is awaited)."""
+        current = SessionState.from_json(state)
+        processor = self.processor(store, session, current)
+        beside = self._scaled(overhead, processor) + current.unseen_overhead
+        result = await processor.aprocess(history, current.compression,
+                                          overhead_tokens=beside, persisted=persisted,
+                                          force=force)
+        return self._turn(result, state, current, processor, beside)
+
+    def _scaled(self, overhead: int, processor: ContextProcessor) -> int:
+        """``overhead`` (base counter) at the processor's ratio, with the guidance."""
+        ratio = getattr(processor.counter, "ratio", 1.0)
+        scaled = overhead if ratio == 1.0 else math.ceil(overhead * ratio)
+        return scaled + (processor.counter.count(self.guidance) if self.guidance else 0)
+
+    def _turn(self, result: ProcessResult, state: Mapping[str, Any] | None,
+              current: SessionState, processor: ContextProcessor, beside: int) -> Turn:
+        update: dict[str, Any] = {}
+        if result.state != (current.compression or {}) and (
+                current.compression or result.state.get("stand_ins")):
+            update["compression"] = result.state
+        if current.overhead != beside:
+            update["overhead"] = beside
+        update.update(_pruned(current, result.messages))
+        hinted = len(result.prompt) != len(result.messages)
+        shown = render_view(result.messages, current)
+        counter = processor.counter
+        rendering = sum(counter.count(a) - counter.count(b)
+                        for a, b in zip(shown, result.messages, strict=True) if a is not b)
+        unsent_hint = 0 if hinted else processor.hint_tokens
+        return Turn(prompt=self._with_system(shown, processor.hint if hinted else None),
+                    messages=result.messages, edits=result.edits, events=result.events,
+                    update=update, state=merge_session_state(state, update),
+                    tokens=result.tokens, sent_tokens=result.tokens + rendering - unsent_hint)
+
+    def prompt(self, messages: Sequence[Message], state: Mapping[str, Any] | None
+               ) -> list[Message]:
+        """The prompt for ``messages`` as they are, compressing nothing (what
+        :attr:`Turn.prompt` is for a working view that needs no compression)."""
+        current = SessionState.from_json(state)
+        hint = reload_hint_message() if any(CompressedMarker.of(m) for m in messages) else None
+        return self._with_system(render_view(messages, current), hint)
+
+    def _with_system(self, shown: list[Message], hint: Message | None) -> list[Message]:
+        """ctxmgr's system messages (guidance, then the reload hint) after the leading ones."""
+        return after_system(shown, [m for m in (self.guidance, hint) if m is not None])
+
+    # -- the model's usage report ----------------------------------------------------------
+
+    def usage(self, state: Mapping[str, Any] | None, reported: Any,
+              sent_tokens: int | None = None) -> dict[str, Any]:
+        """The state change once the model reported the input tokens of a call ({} when
+        there is nothing to learn).
+
+        Args:
+            reported: the input tokens the provider reported (anything else is ignored).
+            sent_tokens: :attr:`Turn.sent_tokens` of that call; ``None``: the one kept in
+                the state with ``{"sent_tokens": ...}`` when the call was prepared (for
+                integrations that see the answer only at the next call).
+        """
+        current = SessionState.from_json(state)
+        update: dict[str, Any] = {}
+        if sent_tokens is None:
+            sent_tokens = current.sent_tokens
+            if sent_tokens is not None:
+                update["sent_tokens"] = None
+        if self.calibrate and sent_tokens is not None:
+            after = current.calibration.observed(counted=sent_tokens, reported=reported)
+            if after is not None:
+                update["calibration"] = after.to_json()
+        return update
+
+    def observe(self, state: Mapping[str, Any] | None, *, expected: Sequence[Message],
+                sent: Sequence[Message], store: Store, session: str) -> dict[str, Any]:
+        """The state change once the messages the model actually received are known.
+
+        An integration that cannot see the whole request when it prepares a call (a
+        middleware with others inside it, a memory a chat engine wraps in its own text)
+        gives here what it ``expected`` the model to receive and what it was ``sent``;
+        the tokens beyond it raise the session's ``unseen_overhead``, counted in every
+        later call ({} when it did not change). It keeps the largest seen: a chat engine
+        packs retrieved text into the room it finds, so what it adds shrinks as the
+        history grows, and the history must not grow into that room. Messages are matched
+        by id and content.
+        """
+        current = SessionState.from_json(state)
+        counter = self.processor(store, session, current).counter
+        want = {m.id: m for m in expected}
+        got = {m.id: m for m in sent}
+        extra = (sum(counter.count(m) for m in sent if want.get(m.id) != m)
+                 - sum(counter.count(m) for m in expected if got.get(m.id) != m))
+        if extra <= current.unseen_overhead:
+            return {}
+        return {"unseen_overhead": extra}
+
+    # -- ctxmgr's tools --------------------------------------------------------------------
+
+    def reload(self, tool_input: Any, history: Sequence[Message],
+               state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
+        """Answer ``context_reload`` within the room the prompt (``history`` and what the
+        state says is sent beside it) leaves; never raises on the model's input."""
+        current = SessionState.from_json(state)
+        processor = self.processor(store, session, current)
+        used = (processor.counter.count_messages(history) + processor.hint_tokens
+                + current.overhead)
+        return reload_answer(processor, tool_input, state=current, used_tokens=used)
+
+    def archive(self, tool_input: Any, history: Sequence[Message],
+                state: Mapping[str, Any] | None) -> ToolAnswer:
+        """Answer ``message_archiving`` on ``history``; the archive is a state change,
+        the history is never edited. Never raises on the model's input."""
+        before = SessionState.from_json(state).archive
+        after, text = handle_archive_call(history, before, tool_input, config=self.config)
+        return ToolAnswer(text=text, update=archive_changes(before, after))
+
+    def memo(self, tool_input: Any, history: Sequence[Message], *, store: Store,
+             session: str, tool_use_id: str | None = None) -> ToolAnswer:
+        """Answer ``memo``; after a write, the call's ``content`` is shown elided from then
+        on (a state change). Never raises on the model's input.
+
+        Args:
+            history: the session's messages, the assistant message making this call
+                included: the call is found there, by ``tool_use_id`` or, without one,
+                as the latest ``memo`` write with these arguments.
+        """
+        result = self.memos(store, session).run_memo_call(tool_input)
+        if result.placeholder is None:
+            return ToolAnswer(text=result.text)
+        found = _memo_call(history, tool_use_id, tool_input)
+        if found is None:
+            return ToolAnswer(text=result.text)
+        elision = MemoElision(message_id=found[0], tool_use_id=found[1],
+                              placeholder=result.placeholder)
+        return ToolAnswer(text=result.text, update={"memos_add": [elision.to_json()]})
+
+    def __repr__(self) -> str:
+        return (f"SessionEngine({self.config!r}, project={self.project!r}, "
+                f"tools={[s.name for s in self.tool_specs]})")
+
+
+def _pruned(state: SessionState, view: Sequence[Message]) -> dict[str, Any]:
+    """Drop archive entries and memo elisions whose message left the working view."""
+    if not state.archive.entries and not state.memos:
+        return {}
+    present = {m.id for m in view}
+    changes: dict[str, Any] = {}
+    archived = state.archive.to_dict()["archived"]
+    if gone := [e for e in archived if e["message_id"] not in present]:
+        changes["archive_remove"] = gone
+    kept = [e for e in state.memos if e.message_id in present]
+    if len(kept) != len(state.memos):
+        changes["memos"] = [e.to_json() for e in kept]
+    return changes
+
+
+def _memo_call(history: Sequence[Message], tool_use_id: str | None,
+               tool_input: Any) -> tuple[str, str] | None:
+    """(message id, tool-use id) of the latest memo call ``tool_use_id`` names or, without
+    it, of the latest memo write whose arguments are ``tool_input``."""
+    for m in reversed(history):
+        for use in reversed(m.tool_uses):
+            if tool_use_id is not None:
+                if use.id == tool_use_id:
+                    return m.id, use.id
+            elif (use.name == MEMO_TOOL.name and isinstance(tool_input, Mapping)
+                  and use.input.get("action") == "write"
+                  and use.input.get("key") == tool_input.get("key")
+                  and use.input.get("content") == tool_input.get("content")):
+                return m.id, use.id
+    return None

@@ -1,0 +1,277 @@
+"""ctxmgr's session engine in LangGraph's types, shared by the middleware, the hook and the node.
+
+Everything a model call needs is decided by :class:`~ctxmgr.session.SessionEngine`
+in the core. What is left here is translation:
+
+* the graph's thread id is the session, and the graph's store (or the one given)
+  holds its offloads and memos (:mod:`ctxmgr_langgraph.store`);
+* the ``messages`` channel is converted to ctxmgr's messages and the prompt back,
+  each message once (:mod:`ctxmgr_langgraph.history`);
+* a request's system prompt and tools are handed to the engine as text and
+  OpenAI schemas;
+* the compressions come back as an update of ``messages`` for ``add_messages``
+  (:mod:`ctxmgr_langgraph.persist`), and the engine's state changes as an update of
+  ctxmgr's channel (:mod:`ctxmgr_langgraph.state`);
+* the model's ``usage_metadata`` feeds the calibration.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from ctxmgr import AutoContextConfig, ConfigError, Message, Store, TokenCounter
+from ctxmgr.autocontext.events import EventCallback
+from ctxmgr.autocontext.processor import ContextProcessor
+from ctxmgr.session import SessionEngine, Turn, session_label
+from ctxmgr_langgraph.history import MessageCache
+from ctxmgr_langgraph.persist import messages_update, persistable
+from ctxmgr_langgraph.state import CONTEXT_KEY
+from ctxmgr_langgraph.store import LangGraphStore, resolve_store
+from ctxmgr_langgraph.summarizer import LangChainSummarizer
+
+try:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage, BaseMessage
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from langgraph.store.base import BaseStore
+    from langgraph.store.base.batch import AsyncBatchedBaseStore
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
+
+__all__ = ["GraphSessions", "PreparedCall", "SessionOptions", "thread_id_of"]
+
+
+def thread_id_of(config: Mapping[str, Any] | None = None, runtime: Any = None) -> str | None:
+    """The graph's thread id from a runtime's execution info or a runnable config."""
+    info = getattr(runtime, "execution_info", None)
+    thread = getattr(info, "thread_id", None)
+    if thread is None and config:
+        thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PreparedCall:
+    """One model call: the prompt, and the state update that persists its compressions."""
+
+    prompt: list[BaseMessage]
+    """The messages to send (the request's system prompt, if held apart, not included)."""
+    messages: list[BaseMessage]
+    """Update of the ``messages`` channel: ``RemoveMessage`` s and same-id stand-ins."""
+    turn: Turn
+    """The engine's answer (its ``update`` goes to ctxmgr's channel)."""
+    session: str
+
+    def update(self, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The state update to return from a node (only the keys that changed)."""
+        update: dict[str, Any] = {}
+        if self.messages:
+            update["messages"] = list(self.messages)
+        context = {**self.turn.update, **(extra or {})}
+        if context:
+            update[CONTEXT_KEY] = context
+        return update
+
+
+class SessionOptions(TypedDict, total=False):
+    """The keyword options of ``ContextMiddleware``, ``ContextHook`` and ``ContextNode``
+    (defaults and meaning: see :class:`~ctxmgr_langgraph.ContextMiddleware`)."""
+
+    summarizer: Any
+    counter: TokenCounter | None
+    store: Store | BaseStore | None
+    project: str | None
+    session: str | None
+    message_archiving: bool | str | None
+    memo: bool | str | None
+    context_reload: bool
+    reserve_output_tokens: int | Literal["auto"] | None
+    calibrate: bool
+    guidance: bool
+    max_memos: int | None
+    on_event: EventCallback | None
+
+
+class GraphSessions:
+    """The sessions (graph threads) of one integration: the core engine, LangGraph's types.
+
+    See :class:`~ctxmgr_langgraph.ContextMiddleware` for the arguments.
+    """
+
+    def __init__(self, config: AutoContextConfig | None = None, *,
+                 summarizer: Any = "extractive", store: Store | BaseStore | None = None,
+                 session: str | None = None, **options: Any) -> None:
+        self.engine = SessionEngine(config, summarizer=_summarizer(summarizer), **options)
+        self.cache = MessageCache()
+        if isinstance(store, BaseStore):
+            store = LangGraphStore(store)
+        if store is not None and not isinstance(store, Store):
+            raise ConfigError("store must be a ctxmgr Store or a LangGraph BaseStore, got "
+                              f"{type(store).__name__}")
+        self.store = store
+        self.fixed_session = session_label(session) if session is not None else None
+        self._graph_stores: dict[int, tuple[BaseStore | None, Store]] = {}
+        self._schemas: dict[int, tuple[Any, Mapping[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def config(self) -> AutoContextConfig:
+        return self.engine.config
+
+    # -- where a call's session lives ------------------------------------------------------
+
+    def session_of(self, config: Mapping[str, Any] | None = None, runtime: Any = None) -> str:
+        """The session of a call: the fixed one, else the graph's thread id."""
+        if self.fixed_session is not None:
+            return self.fixed_session
+        return session_label(thread_id_of(config, runtime))
+
+    def store_for(self, graph_store: BaseStore | None) -> Store:
+        """The store given to the constructor, else the graph's, else the default files."""
+        if self.store is not None:
+            return self.store
+        hit = self._graph_stores.get(id(graph_store))
+        if hit is None or hit[0] is not graph_store:
+            hit = (graph_store, resolve_store(graph_store))
+            with self._lock:
+                self._graph_stores[id(graph_store)] = hit  # the object is held: its id stays
+        return hit[1]
+
+    def processor(self, thread_id: str | None, graph_store: BaseStore | None = None
+                  ) -> ContextProcessor:
+        """The compressor of a thread (its ``reload`` gives back any original)."""
+        config = {"configurable": {"thread_id": thread_id}}
+        return self.engine.processor(self.store_for(graph_store), self.session_of(config))
+
+    # -- what a request sends beside the history ---------------------------------------
+
+    def overhead(self, system: BaseMessage | str | None = None, tools: Iterable[Any] = ()) -> int:
+        """Tokens of a system prompt and the tools' schemas (each tool converted once)."""
+        texts = [] if system is None else [system if isinstance(system, str)
+                                           else _text_of(system)]
+        return self.engine.overhead(system=texts, tools=[self._schema(t) for t in tools])
+
+    def _schema(self, tool: Any) -> Mapping[str, Any]:
+        hit = self._schemas.get(id(tool))
+        if hit is None or hit[0] is not tool:
+            try:
+                schema: Mapping[str, Any] = convert_to_openai_tool(tool)
+            except Exception:  # a provider-specific dict: count what would be sent
+                schema = tool if isinstance(tool, Mapping) else {"name": str(tool)}
+            hit = (tool, schema)
+            with self._lock:
+                if len(self._schemas) > 4096:
+                    self._schemas.clear()
+                self._schemas[id(tool)] = hit  # the tool is held: its id stays
+        return hit[1]
+
+    # -- one call ----------------------------------------------------------------------
+
+    def prepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None, *,
+                session: str, store: Store, overhead: int,
+                state_messages: Sequence[BaseMessage] | None = None) -> PreparedCall:
+        """Compress if needed; the prompt and the state update.
+
+        Args:
+            messages: the history as the graph holds it (system prompt may be apart).
+            context: ctxmgr's channel from the state (``None`` at first).
+            session, store: from :meth:`session_of` and :meth:`store_for`.
+            overhead: :meth:`overhead` of what the request sends besides ``messages``.
+            state_messages: the state's ``messages`` when ``messages`` may differ from
+                them (a request an outer middleware rewrote); a compression naming
+                messages the state lacks then stays view-only.
+
+        Raises:
+            ContextOverflowError: the pinned messages alone exceed the budget.
+        """
+        history, persisted = self._begin(messages, state_messages)
+        turn = self.engine.prepare(history, context, store=store, session=session,
+                                   overhead=overhead, persisted=persisted)
+        return self._finish(turn, session, state_messages)
+
+    async def aprepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None,
+                       *, session: str, store: Store, overhead: int,
+                       state_messages: Sequence[BaseMessage] | None = None) -> PreparedCall:
+        """Async twin of :meth:`prepare` (the summarizer is awaited)."""
+        history, persisted = self._begin(messages, state_messages)
+        if isinstance(store, LangGraphStore) and isinstance(store.base_store,
+                                                            AsyncBatchedBaseStore):
+            # an async-only store serves sync calls from any thread but its loop's
+            turn = await asyncio.to_thread(
+                self.engine.prepare, history, context, store=store, session=session,
+                overhead=overhead, persisted=persisted)
+        else:
+            turn = await self.engine.aprepare(history, context, store=store, session=session,
+                                              overhead=overhead, persisted=persisted)
+        return self._finish(turn, session, state_messages)
+
+    def _begin(self, messages: Sequence[BaseMessage],
+               state_messages: Sequence[BaseMessage] | None) -> tuple[list[Message], Any]:
+        allowed = _ids(state_messages)
+        return self.cache.to_neutral(messages), lambda e: persistable(e, self.cache, allowed)
+
+    def _finish(self, turn: Turn, session: str,
+                state_messages: Sequence[BaseMessage] | None) -> PreparedCall:
+        return PreparedCall(prompt=self.cache.to_langchain(turn.prompt),
+                            messages=messages_update(turn.edits, self.cache,
+                                                     _ids(state_messages)),
+                            turn=turn, session=session)
+
+    # -- the model's answer ------------------------------------------------------------
+
+    def usage(self, context: Mapping[str, Any] | None, answer: Any,
+              sent_tokens: int | None = None) -> dict[str, Any]:
+        """The calibration change an answer's ``usage_metadata`` brings ({} if none).
+
+        Args:
+            sent_tokens: what the call sent; ``None``: the call was prepared by a hook,
+                which kept it in the state (``{"sent_tokens": ...}``).
+        """
+        if not isinstance(answer, AIMessage) or not answer.usage_metadata:
+            return {}
+        return self.engine.usage(context, answer.usage_metadata.get("input_tokens"),
+                                 sent_tokens)
+
+    def sent_to_model(self, context: Mapping[str, Any] | None, *, expected: Sequence[BaseMessage],
+                      sent: Sequence[BaseMessage], session: str, store: Store) -> dict[str, Any]:
+        """The state change once the request the model received is known (what middleware
+        inside ``ContextMiddleware`` added to it is counted from the next call on)."""
+        return self.engine.observe(context, expected=self.cache.to_neutral(expected),
+                                   sent=self.cache.to_neutral(sent), store=store,
+                                   session=session)
+
+    def last_answer(self, messages: Sequence[BaseMessage]) -> AIMessage | None:
+        """The latest model answer, when only tool results came after it."""
+        for m in reversed(messages):
+            if isinstance(m, AIMessage):
+                return m
+            if m.type != "tool":
+                return None
+        return None
+
+
+def _summarizer(value: Any) -> Any:
+    if value == "extractive":
+        from ctxmgr import ExtractiveSummarizer
+
+        return ExtractiveSummarizer()
+    if isinstance(value, BaseChatModel):
+        return LangChainSummarizer(value)
+    if value is None or hasattr(value, "summarize") or hasattr(value, "asummarize"):
+        return value
+    raise ConfigError("summarizer must be a LangChain chat model, an object with summarize / "
+                      f"asummarize, 'extractive' or None, got {value!r}")
+
+
+def _ids(messages: Sequence[BaseMessage] | None) -> set[str] | None:
+    return None if messages is None else {m.id for m in messages if m.id}
+
+
+def _text_of(message: BaseMessage) -> str:
+    text = message.text
+    return text if isinstance(text, str) else str(message.content)

@@ -1,0 +1,64 @@
+"""context_reload in a session: one room rule, and pages that give back every byte."""
+
+from __future__ import annotations
+
+import json
+
+from builders import C, group, system, user
+
+from ctxmgr import AutoContextConfig, InMemoryStore, Message
+from ctxmgr.autocontext.reload import reload_room, render_reloaded
+from ctxmgr.session import SessionEngine, merge_session_state
+
+
+def compressed() -> tuple[SessionEngine, InMemoryStore, list[Message], dict, str]:
+    engine = SessionEngine(AutoContextConfig(max_tokens=8000, min_compression_tokens=500,
+                                             cached_token_price=None), counter=C, project="p")
+    store = InMemoryStore()
+    h = [system(), user("read the logs", id="u0")]
+    for k in range(12):
+        h += group(f"c{k}", 3000)
+    turn = engine.prepare(h, None, store=store, session="s")
+    biggest = max((e for e in turn.events if e.status == "applied"),
+                  key=lambda e: len(e.replaced_ids))
+    assert biggest.offload_id is not None
+    return engine, store, turn.messages, turn.state, biggest.offload_id
+
+
+def test_the_room_is_what_is_left_before_the_trigger_with_a_floor() -> None:
+    cfg = AutoContextConfig(max_tokens=8000)
+    floor = (cfg.trigger_tokens - cfg.target_tokens) // 2
+    assert reload_room(cfg, 1000) == cfg.trigger_tokens - 1000
+    assert reload_room(cfg, cfg.trigger_tokens + 500) == floor
+
+
+def test_pages_line_up_and_give_back_every_byte_while_the_prompt_grows() -> None:
+    """The first answer fixes the range's page size: however full the prompt is when the
+    model asks for page N, it starts where page N-1 ended (LlamaIndex used to cut each
+    page to the room left at that call: "page 1 of 42", then "has 2 page(s)")."""
+    engine, store, view, state, oid = compressed()
+    whole = render_reloaded(engine.processor(store, "s").reload(oid))
+    bodies, page, pages = [], 1, None
+    while True:
+        answer = engine.reload({"uuid": oid, "page": page}, view, state, store=store,
+                               session="s")
+        state = merge_session_state(state, answer.update)
+        head, _, body = answer.text.partition("\n\n")
+        assert "Error" not in head, head
+        total = int(head.split(" of ")[1].split(".")[0])
+        assert pages in (None, total)
+        pages = total
+        bodies.append(body)
+        view = [*view, user(answer.text, id=f"page-{page}")]  # the prompt grows
+        if json.dumps({"uuid": oid, "page": page + 1}) not in head:
+            break
+        page += 1
+    assert pages and pages > 2 and "".join(bodies) == whole
+    assert list(state["reload_pages"]) == [oid]
+
+
+def test_a_bad_call_is_a_tool_result_and_changes_no_state() -> None:
+    engine, store, view, state, _ = compressed()
+    for bad in ({"uuid": "0" * 32}, {}, "not json", {"uuid": "x", "page": 0}):
+        answer = engine.reload(bad, view, state, store=store, session="s")
+        assert answer.update == {} and answer.text
