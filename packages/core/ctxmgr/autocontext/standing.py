@@ -300,8 +300,8 @@ def _latest(statements: tuple[Statement, ...]
     """:func:`latest`, and the orders of the statements that replaced another."""
     ordered = sorted(statements, key=lambda s: s.order)
     df: Counter[tuple[str, str]] = Counter()
-    for s in {s.text for s in ordered}:
-        df.update(_phrases(s))
+    for text in {s.text for s in ordered}:
+        df.update(_phrases(text))
     out: list[Statement] = []
     updates: set[tuple[int, ...]] = set()
     seen: set[str] = set()

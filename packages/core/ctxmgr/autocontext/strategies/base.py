@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, Literal, Protocol
+from typing import Literal, Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers, identifiers_note
@@ -72,22 +72,22 @@ class Strategy(Protocol):
     """A planner, and what it declares about itself: the pipeline, the markers it writes
     and the config read these, never strategy numbers."""
 
-    number: ClassVar[int]
+    number: int
     """Its place in the order, cheapest first; the number ``disabled_strategies`` takes."""
-    name: ClassVar[str]
-    uses_llm: ClassVar[bool]
+    name: str
+    uses_llm: bool
     """It asks the summarizer (skipped when there is none)."""
-    runs_when: ClassVar[RunsWhen]
-    reduces_count: ClassVar[bool]
+    runs_when: RunsWhen
+    reduces_count: bool
     """It merges many messages into one, so it also runs for the message-count trigger
     (``msg_threshold``) when the prompt is under the target already."""
-    writes_summary: ClassVar[bool]
+    writes_summary: bool
     """Its stand-in is one message for a whole range (a summary or a note), never a
     message cut to a preview."""
-    closes_round: ClassVar[bool]
+    closes_round: bool
     """Its stand-in stands for finished rounds (each ending with the agent's answer), so
     the rounds around it stay rounds and a later round summary may absorb it."""
-    last_resort: ClassVar[bool]
+    last_resort: bool
     """It gives up something the others keep (the working set, the user's own words),
     so it runs only while the prompt is over the budget, after the others."""
 
