@@ -23,6 +23,7 @@ from llamaindex_agents import PromptChecker
 
 from ctxmgr import InMemoryStore, Message, text_message
 from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.replay.instructions import SessionSpec, generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM
@@ -126,5 +127,26 @@ def test_retrieval_chat_engines_need_no_hand_set_overhead(engine_cls: type) -> N
     for k in range(25):
         engine.chat(f"Build {k} failed:\n{build_log(k)}\nWhat is wrong?")
     assert len(engine.chat_history) < 50  # every turn answered, the history compressed
+    assert max(sent) <= llm.metadata.context_window - llm.metadata.num_output
+    assert any(find_offload_ids(m.content or "") for m in memory.get_all())
+
+
+@pytest.mark.parametrize("engine_cls", [ContextChatEngine, CondensePlusContextChatEngine])
+def test_retrieval_chat_engines_keep_room_for_their_synthesizer_when_little_is_retrieved(
+        engine_cls: type) -> None:
+    """The engines' response synthesizer keeps 500 tokens free beside the prompt and the
+    answer; a memory that measured only a short retrieved paragraph beside it filled that
+    room, and this chat raised ``Chunk size -27 is not positive`` before its 60th turn."""
+    chat = generate_session(0, SessionSpec(kind="chat", user_turns=60, pastes=16))
+    sent: list[int] = []
+    llm = ScriptedLLM(on_call=lambda prompt, tools: sent.append(
+        memory.counter.count_messages(from_llamaindex(prompt))))
+    memory = ContextMemory.from_defaults(llm=llm, store=InMemoryStore())
+    engine = engine_cls.from_defaults(PolicyRetriever(), llm=llm, memory=memory,
+                                      system_prompt=chat.messages[0].text)
+    for m in chat.messages:
+        if m.role == "user":
+            engine.chat(m.text)
+    assert len(llm.received) == 60
     assert max(sent) <= llm.metadata.context_window - llm.metadata.num_output
     assert any(find_offload_ids(m.content or "") for m in memory.get_all())

@@ -69,12 +69,20 @@ try:
     from llama_index.core.bridge.pydantic import Field, PrivateAttr, model_validator
     from llama_index.core.llms.llm import LLM
     from llama_index.core.memory.types import BaseMemory
+    from llama_index.core.response_synthesizers.refine import DEFAULT_RESPONSE_PADDING_SIZE
     from llama_index.core.storage.kvstore.types import BaseKVStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["ContextMemory", "StepPlan"]
+
+SYNTHESIZER_PADDING = DEFAULT_RESPONSE_PADDING_SIZE
+"""Tokens a retrieval chat engine keeps free beside its prompt and the answer: the
+engines that ask the memory with their question (``ContextChatEngine``,
+``CondensePlusContextChatEngine``) pack the retrieved text with a response synthesizer
+that leaves this much padding, and raise ``Chunk size -N is not positive`` when the
+history leaves less (LlamaIndex's ``DEFAULT_RESPONSE_PADDING_SIZE``, 500)."""
 
 PLAIN_AGENT_WARNING = (
     "ContextMemory is serving a plain FunctionAgent (or ReActAgent) run: the run's tool "
@@ -590,11 +598,13 @@ class ContextMemory(BaseMemory):
     def _overhead(self, question: Message | None, kwargs: Mapping[str, Any]) -> int:
         """What a chat engine sends beside the memory, as far as it is not measured yet:
         the hand-set floor (or LlamaIndex's ``initial_token_count``) less what the engine
-        measured and adds itself, plus the question."""
+        measured and adds itself, plus the question and, for an engine that asks with
+        one, the room its response synthesizer keeps free (:data:`SYNTHESIZER_PADDING`)."""
         extra = kwargs.get("initial_token_count")
         given = extra if isinstance(extra, int) and not isinstance(extra, bool) else 0
         measured = SessionState.from_json(self.session_state).unseen_overhead
-        asked = self.counter.count(question) if question is not None else 0
+        asked = (self.counter.count(question) + SYNTHESIZER_PADDING
+                 if question is not None else 0)
         return max(0, max(self.overhead_tokens, given) - measured) + asked
 
     def _accept(self, turn: Turn, question: Message | None) -> list[ChatMessage]:
