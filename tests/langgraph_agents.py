@@ -70,7 +70,8 @@ class CallChecker:
     * with no compression since the previous call, the previous prompt is a
       byte-identical prefix of this one;
     * every message of the previous prompt that is gone or changed is reloadable,
-      exactly, through the offload ids of this prompt.
+      exactly, through the offload ids of this prompt (a stand-in that is gone, through
+      its own offload id: its original is what counts).
     """
 
     counter: TokenCounter
@@ -85,8 +86,15 @@ class CallChecker:
     """Calls whose previous prompt was checked as a byte-identical prefix."""
     recovered: int = 0
     """Messages that left the prompt and were found again behind an offload id."""
-    _previous: list[BaseMessage] | None = None
+    last: list[Message] = field(default_factory=list)
+    """The latest prompt, in ctxmgr's model."""
+    _previous: list[str] | None = None
+    """The previous prompt, each message as :func:`blob`."""
     _events_at_previous: int = 0
+    _reloaded: dict[str, list[Message]] = field(default_factory=dict)
+    """What each offload id reloaded (an id always stands for the same originals)."""
+    _dumped: dict[int, str] = field(default_factory=dict)
+    """Each reloaded message as :func:`_dump` (by object id; they are kept above)."""
 
     compression_calls: list[int] = field(default_factory=list)
     """For each applied compression, the number of model calls made before it."""
@@ -109,16 +117,24 @@ class CallChecker:
                   + self.reserve)
         self.peak = max(self.peak, tokens)
         assert tokens <= self.max_tokens, f"call {self.calls}: {tokens} > {self.max_tokens}"
-        previous = self._previous
+        previous, blobs = self._previous, blob(prompt)
         if previous is not None:
             compressed = len(self.applied()) > self._events_at_previous
             if not compressed:
-                assert blob(prompt[:len(previous)]) == blob(previous), (
+                assert blobs[:len(previous)] == previous, (
                     f"call {self.calls}: the prefix changed without a compression")
                 self.stable_calls += 1
-            self._check_nothing_lost(neutral(previous), messages)
-        self._previous = list(prompt)
+            self._check_nothing_lost(self.last, messages)
+        self._previous, self.last = blobs, messages
         self._events_at_previous = len(self.applied())
+
+    def _reload(self, offload_id: str) -> list[Message]:
+        assert self.reload is not None
+        if offload_id not in self._reloaded:
+            originals = self.reload(offload_id)
+            self._reloaded[offload_id] = originals
+            self._dumped.update((id(m), _dump(m)) for m in originals)
+        return self._reloaded[offload_id]
 
     def _check_nothing_lost(self, before: list[Message], now: list[Message]) -> None:
         kept = {json.dumps(message_to_dict(m), sort_keys=True) for m in now}
@@ -127,12 +143,23 @@ class CallChecker:
         if not gone:
             return
         assert self.reload is not None, "messages left the prompt but nothing can reload them"
-        reachable = {json.dumps(message_to_dict(m), sort_keys=True)
-                     for m in reachable_originals(now, self.reload)}
+        originals = reachable_originals(now, self._reload)
+        reachable = {self._dumped[id(m)] if id(m) in self._dumped else _dump(m)
+                     for m in originals}
+        # a stand-in that gave way to a smaller one of the same original (a preview cut
+        # again) is reachable as that original
+        ids = {marker.offload_id for marker in map(CompressedMarker.of, [*now, *originals])
+               if marker is not None}
         for m in gone:
-            assert json.dumps(message_to_dict(m), sort_keys=True) in reachable, (
+            marker = CompressedMarker.of(m)
+            assert json.dumps(message_to_dict(m), sort_keys=True) in reachable or (
+                marker is not None and marker.offload_id in ids), (
                 f"call {self.calls}: message {m.id} left the prompt and is not reloadable")
             self.recovered += 1
+
+
+def _dump(m: Message) -> str:
+    return json.dumps(message_to_dict(m), sort_keys=True)
 
 
 def reachable_originals(messages: Sequence[Message], reload: Callable[[str], list[Message]]
