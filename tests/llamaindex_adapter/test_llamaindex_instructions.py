@@ -112,3 +112,25 @@ def test_a_chat_engine_at_4k_sends_every_instruction_as_it_stands_in_100_turns(
 
     survival.assert_compressed()
     survival.assert_kept()
+
+
+def test_the_check_flags_an_instruction_dropped_or_overruled_by_its_old_value() -> None:
+    """The measure the chats above pass can fail: on the whole chat every item is kept;
+    without the turn that first said an item it is missing; with a changed item's old
+    turn after its change the old value has the last word."""
+    s = generate_session(0, CHAT)
+    check = SurvivalCheck(s)
+    for m in s.messages:
+        if m.role == "user":
+            check.said(m)
+    plain = next(i for i in s.items if not i.updated and len(i.message_ids) == 1)
+    changed = next(i for i in s.items if i.updated)
+    old = next(m for m in s.messages if m.id == changed.message_ids[0])
+
+    check(s.messages)
+    check([m for m in s.messages if m.id != plain.message_ids[0]])
+    check([*[m for m in s.messages if m.id != old.id], old])
+
+    assert [(x.call, x.item.key, bool(x.missing), bool(x.overruled))
+            for x in check.losses] == [(2, plain.key, True, False),
+                                       (3, changed.key, False, True)]
