@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from builders import answer, call, group, groups, result, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -168,6 +170,23 @@ def test_within_the_cap_the_newest_calls_are_kept_and_the_older_ones_counted() -
     assert older is not None and listed
     assert int(older.group(1)) + len(listed) == 30
     assert listed == [f"k{n}" for n in range(30 - len(listed), 30)]  # the newest, in order
+
+
+@settings(max_examples=200, deadline=None)
+@given(calls=st.integers(1, 40), cap=st.integers(0, 2500), long_args=st.booleans(),
+       rolled=st.sampled_from([0, 7, 999, 1500, 123_456]))
+def test_a_record_never_exceeds_its_cap(calls: int, cap: int, long_args: bool,
+                                        rolled: int) -> None:
+    command = "python -m pytest tests/test_{key}.py -k 'slow and not flaky' --maxfail=3 " \
+              "--rootdir /repo/build/{key}/out" if long_args else "cat {key}.py"
+    h = groups("k", calls, 10, command=command)
+    if rolled:  # an earlier record that counted many older calls of its own
+        h.insert(0, answer(f"Earlier.\n{CALLS_HEADER}\n(+{rolled} older tool calls in the "
+                           "original)\nbash:\ncat old.py", "earlier"))
+    record = range_record(h, cap)
+    assert len(record) <= cap, (cap, record)
+    if record:
+        assert record.startswith(CALLS_HEADER)
 
 
 def test_a_cap_of_zero_gives_no_record_and_a_range_that_says_nothing_gives_none() -> None:
