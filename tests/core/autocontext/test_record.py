@@ -28,9 +28,9 @@ from ctxmgr.autocontext.record import (
     record_lines,
     without_record,
 )
+from ctxmgr.autocontext.strategies.base import summary_message
 from ctxmgr.autocontext.strategies.offload_history import OffloadHistory
 from ctxmgr.autocontext.strategies.previous_rounds import PreviousRounds
-from ctxmgr.autocontext.strategies.base import summary_message
 from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
 from ctxmgr.replay.trajectories import Trajectory
