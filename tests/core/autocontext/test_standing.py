@@ -118,6 +118,7 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
     ("The batch size is 500 rows.", {"unit:row"}),
     ("Retry 3 times.", {"unit:time"}),
     ("The answer is 42.", {"number"}),
+    ("Refunds up to $450 within 30 days.", {"money", "unit:day"}),
     ('Call the project "Blue Heron".', {"quoted", "name"}),
     ("Send it to Margit Halvorsen.", {"name"}),
     ("Answer in Czech.", {"name"}),
@@ -181,6 +182,11 @@ def test_a_value_for_another_thing_or_of_another_kind_replaces_nothing() -> None
     assert not supersedes("The hotel rate must stay under $200.", "The refund cap is $450.")
     assert not supersedes("Call the refund team at 5 pm.", "The refund cap is $450.")
     assert not supersedes("Never book a red-eye.", "The refund cap is $450.")
+
+
+def test_a_later_sentence_that_would_lose_one_of_the_earlier_values_replaces_nothing() -> None:
+    earlier = "The refund cap is $450 and the refund window is 30 days."
+    assert not supersedes("The refund cap is $650 now.", earlier)
 
 
 def test_a_restatement_with_every_value_again_replaces_the_earlier_one_whatever_its_words(

@@ -212,6 +212,15 @@ def test_when_the_user_changes_a_value_only_the_latest_one_stands(earlier: str,
     assert not any(earlier in m.text for m in res.messages)
 
 
+def test_a_new_value_for_one_thing_keeps_a_sentence_that_also_set_another() -> None:
+    both = "The refund cap is $450 and refunds close after 30 days."
+    said = ["Never touch the prod database.", both, "ok", "The refund cap is $650 now.",
+            "Fine.", "Go on."]
+    res, _ = run(chat(said), 110, user_note_chars=400)
+    assert note_lines(the_note(res.messages)) == [
+        "Never touch the prod database.", both, "The refund cap is $650 now."]
+
+
 @pytest.mark.xfail(strict=True, reason="an opening remark that names the subject is left off "
                    "(standing._without_lead_in), so the update loses what it is about and "
                    "does not replace the earlier value")
