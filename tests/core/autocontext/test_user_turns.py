@@ -33,7 +33,7 @@ from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
-from ctxmgr.replay.instructions import KINDS, SessionSpec, generate_session
+from ctxmgr.replay.instructions import KINDS, SessionSpec, generate_session, run_protocol
 from ctxmgr.store.memory import InMemoryStore
 
 SAID = ("Never touch the prod database.", "ok thanks", "The refund cap is $450.",
@@ -365,3 +365,16 @@ def test_on_generated_sessions_the_note_keeps_the_users_words_within_its_limits(
     for item in session.items:
         if item.updated and item.latest in text:
             assert all(text.rfind(old) < text.rfind(item.latest) for old in item.replaced)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_compressing_again_and_again_through_the_wire_loses_nothing_more(kind: str) -> None:
+    """Issue 16's protocol: each round compresses the previous round's prompt, handed on
+    through ``to_openai`` / ``from_openai`` (markers lost). One note each round, and no
+    planted item kept by a round is lost by a later one."""
+    session = generate_session(2, SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
+    run = run_protocol(session, share=0.2, mode="wire", rounds=5)
+    kept = [{s.key for s in r.scores if s.kept} for r in run.rounds]
+    for r in run.rounds:
+        assert not r.overflow and len(notes(r.prompt)) == 1
+    assert kept[0] and all(later >= earlier for earlier, later in zip(kept, kept[1:], strict=False))
