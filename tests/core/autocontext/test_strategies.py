@@ -27,11 +27,12 @@ from builders import (
 )
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
 from ctxmgr.autocontext.record import CALLS_HEADER
-from ctxmgr.autocontext.rounds import is_compressed, is_final_answer, layout
+from ctxmgr.autocontext.rounds import closes_round, is_compressed, is_final_answer, layout
 from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from ctxmgr.autocontext.strategies import STRATEGIES, STRATEGY_NAMES, Plan, StrategyContext
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
@@ -725,3 +726,19 @@ def test_strategies_declare_what_the_pipeline_reads() -> None:
     assert [s.name for s in STRATEGIES if s.last_resort] == [
         "offload_history", "offload_working_set", "user_turns"]
     assert STRATEGIES[-1].name == "user_turns"  # the user's words go last
+
+
+def test_a_marker_from_an_older_checkpoint_is_read_by_its_strategy_number() -> None:
+    def stand_in(strategy: int) -> Message:
+        old = {"ctxmgr": {"compressed": True, "strategy": strategy, "offload_id": "0" * 32}}
+        return Message(role="assistant", content=answer("summary", "x").content, id=f"s{strategy}",
+                       metadata=old)
+
+    ranges = {n for n in range(1, 9) if CompressedMarker.of(stand_in(n)).range}  # type: ignore[union-attr]
+    assert ranges == {1, 4, 6, 7}  # the strategies that then wrote one message for a range
+    assert [n for n in range(1, 9) if closes_round(stand_in(n))] == [4]
+    # an old round summary still ends its round and is never taken for the agent's answer
+    h = [system(), user("task", "u1"), stand_in(4), user("next", "u2"), answer("done", "f2"),
+         user("last", "u3")]
+    assert not is_final_answer(h[2])
+    assert layout(h, config(), C).rounds == ((1, 2), (3, 4))
