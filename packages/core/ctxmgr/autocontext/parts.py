@@ -21,7 +21,7 @@ from ctxmgr.store.base import Store
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import TokenCounter, default_counter
 
-__all__ = ["DEFAULT", "HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions"]
+__all__ = ["DEFAULT", "HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
 
 HINT_MAX_BUDGET_SHARE = 0.05
 """The reload hint is left out on a window so small that it would take more than this
@@ -29,6 +29,15 @@ share of the prompt budget (under about 1,000 tokens of budget): what the user s
 needs the room more, and the tool's description explains the offload tags too."""
 
 DEFAULT: Any = object()
+
+
+def reload_hint_for(config: AutoContextConfig, counter: TokenCounter) -> Message | None:
+    """The reload hint for a prompt of ``config``'s budget (``None`` on a window so small
+    that the hint would take more than :data:`HINT_MAX_BUDGET_SHARE` of it)."""
+    hint = reload_hint_message()
+    if counter.count(hint) > HINT_MAX_BUDGET_SHARE * config.budget_tokens:
+        return None  # a tiny window: the conversation needs the room more
+    return hint
 """Marks an argument left out (``None`` means something else for the summarizer)."""
 
 
@@ -81,12 +90,8 @@ class CompressorParts:
         self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
         self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
         self.on_event = on_event
-        hint = reload_hint_message() if reload_hint else None
-        tokens = self.counter.count(hint) if hint is not None else 0
-        if tokens > HINT_MAX_BUDGET_SHARE * self.config.budget_tokens:
-            hint, tokens = None, 0  # a tiny window: the conversation needs the room more
-        self.hint = hint
-        self.hint_tokens = tokens
+        self.hint = reload_hint_for(self.config, self.counter) if reload_hint else None
+        self.hint_tokens = self.counter.count(self.hint) if self.hint is not None else 0
         self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
 
     def reload(self, offload_id: str) -> list[Message]:

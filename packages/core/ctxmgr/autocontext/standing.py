@@ -18,14 +18,18 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   so is a short opening remark with nothing in it ("Also,", "Change of plan:").
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
   a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it.
-* *Values* are numbers, amounts, dates and times, quoted text and distinctive
-  strings (paths, ids: :func:`~ctxmgr.autocontext.identifiers.distinctive_strings`).
+* *Values* are numbers (with their unit), amounts, dates and times, quoted text,
+  proper names and ids or paths (:func:`value_kinds`).
 * *Priority* (:func:`priority`), used only when a note cannot hold everything:
-  values first, then sentences that bind (negation or a modal verb: the closed
-  class of English grammar words, not phrasings), then the rest; questions last.
-* *Latest value* (:func:`supersedes`): a later sentence replaces an earlier one
-  when both carry a value of the same kind (an amount, a date, a number with the
-  same unit) about the same thing (a content word next to the value in both).
+  values and binding words (negation, modal verbs, a limit before a value: closed
+  classes of English grammar words, not phrasings) raise it; questions without a
+  value, remarks about the moment ("today", "right now"), patterns repeated with other
+  numbers ("it's 5:31 here") and pasted paragraphs (logs, emails) lower it. Once a
+  sentence does not fit, nothing of lower priority is taken.
+* *Latest value* (:func:`supersedes`, :func:`latest`): a later sentence replaces an
+  earlier one that says nothing it does not (its values are of kinds the later one
+  has) when it says every value again (a restatement), or when both share a word
+  pair that names the thing ("planned downtime") and few other statements use.
 """
 
 from __future__ import annotations
