@@ -9,11 +9,22 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from functools import partial
+from functools import cache, partial
 
 import builders
 import pytest
-from builders import LARGE, C, answer, call, dicts, expand, plain_window, result, user
+from builders import (
+    LARGE,
+    C,
+    answer,
+    call,
+    dicts,
+    expand,
+    groups,
+    plain_window,
+    result,
+    user,
+)
 
 from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -472,12 +483,13 @@ def swe_ranges(runs: Sequence[Trajectory]) -> list[list[Message]]:
     return [list(r.messages[a:b]) for r in runs for a, b in ((2, 16), (20, 90), (2, None))]
 
 
-def generated(n: int = 3) -> list[list[Message]]:
+@cache
+def generated(n: int = 3) -> tuple[tuple[Message, ...], ...]:
     """Generated sessions of both kinds and both phrasing families, without the system
     prompt and the task (pinned, never in a summarized range)."""
-    return [list(generate_session(seed, SessionSpec(kind=kind, family=family)).messages[2:])
-            for seed in range(n) for kind in ("chat", "tools")
-            for family in ("design", "heldout")]
+    return tuple(generate_session(seed, SessionSpec(kind=kind, family=family)).messages[2:]
+                 for seed in range(n) for kind in ("chat", "tools")
+                 for family in ("design", "heldout"))
 
 
 WHOLE = ExtractiveSummarizer(max_chars=10**7)
@@ -554,16 +566,22 @@ def test_extractive_summary_puts_what_the_user_said_first_verbatim_at_its_latest
         history = session[:-1]
         said = [Statement(s.text, (i, *s.order), s.pasted)
                 for i, m in enumerate(history) if m.role == "user" for s in statements_of(m)]
+        own = [s for s in said if not s.pasted]
+        pasted = {s.text for s in said if s.pasted} - {s.text for s in own}
         summary = WHOLE.summarize(history, "i")
         parts = sections(summary)
         assert next(iter(parts)) == SUMMARY_SECTIONS[0]
-        assert parts[SUMMARY_SECTIONS[0]] == [s.text for s in latest(said)]
+        lines = parts[SUMMARY_SECTIONS[0]]
+        # what they said themselves, each value at its latest; the lines of what they
+        # pasted (a log, an email) besides, once each
+        assert [line for line in lines if line not in pasted] == [s.text for s in latest(own)]
+        assert {line for line in lines if line in pasted} == pasted
 
-    history = [user("Keep the export under 40 workers. Never touch the prod database.", "u1"),
+    changed = [user("Keep the export under 40 workers. Never touch the prod database.", "u1"),
                *group("g1", 200),
                user("Change of plan: keep the export under 55 workers.", "u2"),
                answer("Got it. The export now runs with a cap of 55 workers.", "a2")]
-    assert sections(WHOLE.summarize(history, "i"))[SUMMARY_SECTIONS[0]] == [
+    assert sections(WHOLE.summarize(changed, "i"))[SUMMARY_SECTIONS[0]] == [
         "Never touch the prod database.", "Change of plan: keep the export under 55 workers."]
 
 
@@ -699,6 +717,40 @@ def test_extractive_summary_keeps_tool_calls_and_signal_lines() -> None:
     assert sections(text) == {
         "Done so far": ["bash: grep -n 'def read' src/io.py"],
         "Findings": ["line one", "line two", "ValueError: bad header in src/io.py:42"]}
+
+
+def test_a_failed_calls_error_line_is_shown_once_with_the_call() -> None:
+    output = ("<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n"
+              '  File "t.py", line 3, in <module>\n    import sqlparse\n'
+              "ModuleNotFoundError: No module named 'sqlparse'\n</output>")
+    msgs = [call("c1", "a", args={"command": "python t.py"}), result("c1", output, "t")]
+    parts = sections(WHOLE.summarize(msgs, "i"))
+    assert parts[SUMMARY_SECTIONS[1]] == [
+        "bash: python t.py → exit 1: ModuleNotFoundError: No module named 'sqlparse'"]
+    assert "ModuleNotFoundError: No module named 'sqlparse'" not in parts[SUMMARY_SECTIONS[2]]
+
+
+def test_a_pasted_log_does_not_crowd_out_what_the_user_asked_or_what_the_agent_did() -> None:
+    log = "\n".join(f"2024-05-{d:02d}T10:00:00Z WARN job retried req={d * 7919:08x}"
+                    for d in range(1, 29))
+    msgs = [user("Keep the export under 40 workers.", "u1"),
+            user(f"Here is the log:\n{log}", "u2"), *groups("g", 3, 200)]
+    parts = sections(ExtractiveSummarizer(max_chars=700).summarize(msgs, "i"))
+    said = parts[SUMMARY_SECTIONS[0]]
+    assert said[0] == "Keep the export under 40 workers."
+    assert parts[SUMMARY_SECTIONS[1]] == ["bash: cat g0.py", "bash: cat g1.py", "bash: cat g2.py"]
+    assert 0 < len(said) - 1 < 28  # some of the log, in the room left
+
+
+def test_a_result_an_earlier_summary_replaced_is_read_back_not_taken_for_output() -> None:
+    earlier = WHOLE.summarize([*group("g1", 300), answer("Found: BATCH_SIZE is read "
+                                                         "twice in src/export/job.py.", "a")],
+                              "i")
+    summarized = result("c9", f"{earlier}\n<!-- CONTEXT_OFFLOAD: uuid={'b' * 32} -->", "t9")
+    parts = sections(WHOLE.summarize([call("c9", "a9"), summarized], "i"))
+    assert parts[SUMMARY_SECTIONS[3]] == ["Found: BATCH_SIZE is read twice in src/export/job.py."]
+    assert "bash: cat g1" in parts[SUMMARY_SECTIONS[1]]
+    assert not any("Summary of" in line for line in parts.get(SUMMARY_SECTIONS[2], []))
 
 
 def test_extractive_summary_is_deterministic_and_bounded(

@@ -61,7 +61,7 @@ from ctxmgr.autocontext.standing import (
 )
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
 
-__all__ = ["SUMMARY_HEADER", "ExtractiveSummarizer", "is_summary", "summary_sections"]
+__all__ = ["SUMMARY_HEADER", "ExtractiveSummarizer", "call_entry", "summary_sections"]
 
 SUMMARY_HEADER = "Summary of earlier messages:"
 """The first line of every extractive summary."""
@@ -94,6 +94,9 @@ _INTENT = re.compile(
     r"^(?:\w+[,!.]?\s+)?(?:let(?:['’]s| me| us)\b|i(?:['’]ll|['’]m going to| will| shall| "
     r"am going to| need to| want to)\b|we(?:['’]ll|['’]re going to| will| are going to)\b)",
     re.IGNORECASE)
+_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
+_FAILED = re.compile(r"^(?:exit -?\d+|error): (.+)$")  # an outcome with its error line
+_HEAD = 40  # characters that tell an error line the record cut from the others
 _COUNT = re.compile(r"^\(\+(\d+) more items? in the original\)$")
 _USER, _DONE, _FINDINGS, _OPEN = range(4)
 _SECTION_NAMES = {name.lower(): k for k, name in enumerate(SUMMARY_SECTIONS)} | {
@@ -146,27 +149,56 @@ class ExtractiveSummarizer:
         pool = _Pool()
         said: list[_Item] = []
         for i, m in enumerate(messages):
-            if is_summary(m):
+            if _is_summary(m):
                 _read_back(pool, i, m.text)
-                continue
-            if m.role == "user":
+            elif m.role == "user":
                 pool.said += [Statement(s.text, (i, *s.order), s.pasted)
                               for s in statements_of(m)]
             elif m.role == "assistant":
                 said += [_Item(s, (i, k)) for k, s in enumerate(sentences(m.text))]
             for j, result in enumerate(m.tool_results):
+                if result.text.lstrip().startswith(SUMMARY_HEADER):  # a result summarized
+                    _read_back(pool, i, result.text)
+                    continue
                 pool.findings += [_Item(line, (i, j, k)) for k, line
                                   in enumerate(_result_lines(result.text, self.head_lines))]
         # an earlier summary's calls come from its own section (its record goes on with
         # the new stand-in, which reads it itself)
-        pool.done = _once([*pool.done, *_calls(messages)], key=lambda text: text)
-        shown = "\n".join(item.text for item in pool.done)
-        pool.findings = [f for f in _once(pool.findings, key=_shape) if f.text not in shown]
+        pool.done = _once([*pool.done, *_calls(messages)], key=_exact)
+        shown = _Shown(pool.done)
+        pool.findings = [f for f in _once(pool.findings, key=_shape) if not shown.error(f.text)]
         pool.agent = _once([*pool.agent, *_worth_saying(said, shown)], key=_shape)
         return pool
 
 
-def is_summary(m: Message) -> bool:
+class _Shown:
+    """What the calls' lines show, looked up in constant time (a range can hold
+    thousands of calls): their error lines, and the values their arguments name."""
+
+    def __init__(self, done: Sequence[_Item]) -> None:
+        self.errors: set[str] = set()
+        self.cut: dict[str, str] = {}  # an error line the record cut: its head -> its text
+        self.values: set[str] = set()
+        for item in done:
+            head, _, end = item.text.partition(" → ")
+            if (failed := _FAILED.match(end)) is not None:
+                error = failed.group(1)
+                if error.endswith("…"):
+                    self.cut[error[:_HEAD]] = error[:-1]
+                else:
+                    self.errors.add(error)
+            for value in (*distinctive_strings(head), *_NUMBER.findall(head)):
+                self.values.add(value)
+                # a path also shows its file name and its shorter tails
+                self.values.update(value[k + 1:] for k, ch in enumerate(value) if ch == "/")
+
+    def error(self, line: str) -> bool:
+        """``line`` is the error line of a call that failed."""
+        cut = self.cut.get(line[:_HEAD])
+        return line in self.errors or (cut is not None and line.startswith(cut))
+
+
+def _is_summary(m: Message) -> bool:
     """True for an earlier summary or note ctxmgr wrote for a range (its marker says so,
     or, once a provider's format has lost the marker, its text starts like one)."""
     if m.role == "user" or m.has_tool_blocks:
@@ -191,7 +223,7 @@ def summary_sections(text: str) -> tuple[list[list[str]], int]:
         elif (count := _COUNT.match(line)) is not None:
             left_out += int(count.group(1))
         elif line and line != "(nothing to keep)":
-            sections[section].append(line[2:] if line.startswith("- ") else line)
+            sections[section].append(_BULLET.sub("", line))
     return sections, left_out
 
 
@@ -262,6 +294,10 @@ def _finding(raw: str) -> str:
     return line
 
 
+def _exact(text: str) -> str:
+    return text
+
+
 def _shape(text: str) -> str:
     """``text`` without its numbers and case: what a repeated line keeps."""
     return _NUMBER.sub("#", text.lower())
@@ -282,9 +318,9 @@ def _has_value(sentence: str) -> bool:
     return next(distinctive_strings(sentence), None) is not None or bool(value_kinds(sentence))
 
 
-def _worth_saying(said: Sequence[_Item], done: str) -> list[_Item]:
+def _worth_saying(said: Sequence[_Item], shown: _Shown) -> list[_Item]:
     """The agent's sentences that carry something (the rules in the module docstring);
-    ``done``: the calls' lines, which show the values of a step announced and taken."""
+    ``shown``: what the calls' lines show (a step announced and taken needs no words)."""
     recurs = Counter(_shape(s.text) for s in said)
     out = []
     for s in said:
@@ -293,7 +329,7 @@ def _worth_saying(said: Sequence[_Item], done: str) -> list[_Item]:
             continue  # a list's number ("2."): nothing to read back
         if _INTENT.match(s.text):
             values = [*distinctive_strings(s.text), *_NUMBER.findall(s.text)]
-            if any(v not in done for v in values):
+            if any(v not in shown.values for v in values):
                 out.append(s)  # a step announced with a value no call shows
         elif recurs[_shape(s.text)] == 1 and not s.text.endswith("?") and (
                 len(words) >= STATEMENT_WORDS or _SIGNAL.search(s.text)):
@@ -306,7 +342,8 @@ def _worth_saying(said: Sequence[_Item], done: str) -> list[_Item]:
 def _fit(items: Sequence[_Item], room: int, *, newest_first: bool) -> list[_Item]:
     """The whole items that fit ``room`` (each costs its line), taken oldest or newest
     first, shown in order."""
-    kept, used = [], 0
+    kept: list[_Item] = []
+    used = 0
     for item in reversed(items) if newest_first else items:
         cost = len(item.text) + 3
         if used + cost <= room:
@@ -315,12 +352,13 @@ def _fit(items: Sequence[_Item], room: int, *, newest_first: bool) -> list[_Item
     return sorted(kept, key=lambda item: item.order)
 
 
-def _lines(section: int, texts: Sequence[str]) -> list[str]:
-    return [f"{SUMMARY_SECTIONS[section]}:", *(f"- {t}" for t in texts)] if texts else []
+def _lines(section: int, items: Sequence[_Item]) -> list[str]:
+    return [f"{SUMMARY_SECTIONS[section]}:", *(f"- {i.text}" for i in items)] if items else []
 
 
-def _cost(lines: Sequence[str]) -> int:
-    return sum(len(line) + 1 for line in lines)
+def _cost(items: Sequence[_Item]) -> int:
+    """Characters of ``items`` as lines ("- " and a line break each)."""
+    return sum(len(item.text) + 3 for item in items)
 
 
 def _header(section: int) -> int:
@@ -333,30 +371,36 @@ def _render(pool: _Pool, max_chars: int) -> str:
 
     Room goes first to the user's statements that bind or carry a value, then the
     other sections share it (the one that needs least first, so what it does not use
-    goes to the others), and the user's remaining statements (remarks, pasted text)
-    take what is left: a pasted log does not crowd out what the agent did.
+    goes to the others), then the user's other remarks take what is left, and text the
+    user pasted (a log, an email) comes last: it does not crowd out what the agent did.
+    A paste is only deduplicated (its lines are many, and they are material the user
+    refers to, not values they set).
     """
-    standing = latest(pool.said)
+    own = [s for s in pool.said if not s.pasted]
+    standing = latest(own)
+    also = {s.text for s in own}  # a pasted line the user also said: theirs, not the paste's
+    pasted = _once((_Item(s.text, s.order) for s in pool.said
+                    if s.pasted and s.text not in also), key=_exact)
     score = scores(standing)
     weighty = [s for s in standing if score[s.order] >= WEIGHTY]
     remarks = [s for s in standing if score[s.order] < WEIGHTY]
     rest = {_DONE: pool.done, _FINDINGS: pool.findings, _OPEN: pool.agent}
-    total = pool.left_out + len(standing) + sum(map(len, rest.values()))
+    total = pool.left_out + len(standing) + len(pasted) + sum(map(len, rest.values()))
     room = max_chars - len(f"(+{total} more items in the original)") - 1
-    room -= _header(_USER) if standing else 0
-    said, _ = select(weighty, room)
-    room -= sum(len(s.text) + 3 for s in said)
-    need = {k: sum(len(item.text) + 3 for item in items) + _header(k)
-            for k, items in rest.items() if items}
+    room -= _header(_USER) if standing or pasted else 0
+    said = [_Item(s.text, s.order) for s in select(weighty, room)[0]]
+    room -= _cost(said)
+    need = {k: _cost(items) + _header(k) for k, items in rest.items() if items}
     kept: dict[int, list[_Item]] = {}
     for n, k in enumerate(sorted(need, key=lambda k: (need[k], k))):
         share = min(need[k], room // (len(need) - n))
         kept[k] = _fit(rest[k], share - _header(k), newest_first=k != _DONE)
-        room -= _cost(_lines(k, [item.text for item in kept[k]]))
-    said += select(remarks, room)[0]
-    out = _lines(_USER, [s.text for s in sorted(said, key=lambda s: s.order)])
+        room -= _cost(kept[k]) + (_header(k) if kept[k] else 0)
+    others = [_Item(s.text, s.order) for s in select(remarks, room)[0]]
+    said += others + _fit(pasted, room - _cost(others), newest_first=False)
+    out = _lines(_USER, sorted(said, key=lambda s: s.order))
     for k in sorted(kept):
-        out += _lines(k, [item.text for item in kept[k]])
+        out += _lines(k, kept[k])
     left_out = total - len(said) - sum(map(len, kept.values()))
     if left_out:
         out.append(f"(+{left_out} more item{'s' if left_out > 1 else ''} in the original)")
