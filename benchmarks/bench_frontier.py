@@ -64,11 +64,17 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no identifiers line": {"identifiers_chars": 0},
     "no working set": {"keep_tool_results": 0},
     "no history notes (7)": {"disabled_strategies": [7]},
+    "no user note (9)": {"disabled_strategies": [9]},
+    "no record": {"record_chars": 0},
     "no payback gates": {"cached_token_price": None},
     "before the fidelity work": {"token_ratio": 0.6, "target_ratio": 0.15,
                                  "identifiers_chars": 0, "keep_tool_results": 0,
                                  "disabled_strategies": [7]},
-    # the identifiers line's size (the default is 0.15 characters per window token)
+    # the record's size (the default is 0.25 characters per window token, at most 4,000)
+    "record 2,000": {"record_chars": 2000},
+    "record 8,000": {"record_chars": 8000},
+    # the identifiers line's size (the default: 0.15 characters per window token, within
+    # the 0.35 per token the record leaves)
     "ids 1,200": {"identifiers_chars": 1200},
     "ids 2,400": {"identifiers_chars": 2400},
     "ids 4,800": {"identifiers_chars": 4800},

@@ -205,14 +205,17 @@ def test_an_item_is_kept_when_its_values_are_anywhere_the_model_reads() -> None:
     assert not score_prompt([item], [text_message("user", "Keep the hotel rate low.")])[0].kept
 
 
-def test_an_updated_item_needs_its_latest_value_alone() -> None:
+def test_an_updated_item_needs_its_latest_value_to_have_the_last_word() -> None:
     item = _item(("$650",), replaced=("$455",), said=(
         "Keep the hotel rate under $455.", "The hotel rate is now capped at $650."))
-    both = [text_message("user", "Keep the hotel rate under $455."),
-            text_message("user", "The hotel rate is now capped at $650.")]
+    in_order = [text_message("user", "Keep the hotel rate under $455."),
+                text_message("user", "The hotel rate is now capped at $650.")]
+    reversed_ = in_order[::-1]
     latest = [text_message("user", "The hotel rate is now capped at $650.")]
     old = [text_message("user", "Keep the hotel rate under $455.")]
-    assert [(s.kept, s.stale) for s in score_prompt([item], both)] == [(False, True)]
+    # read in order, the update comes last: it stands (stale: the old value still shows)
+    assert [(s.kept, s.stale) for s in score_prompt([item], in_order)] == [(True, True)]
+    assert [(s.kept, s.stale) for s in score_prompt([item], reversed_)] == [(False, True)]
     assert [(s.kept, s.stale) for s in score_prompt([item], latest)] == [(True, False)]
     assert [(s.kept, s.stale) for s in score_prompt([item], old)] == [(False, True)]
 

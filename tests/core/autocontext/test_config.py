@@ -264,14 +264,27 @@ def test_config_errors_are_value_errors_and_ctxmgr_errors() -> None:
 # ---------------------------------------------------------------- window-scaled sizes
 
 
-@pytest.mark.parametrize(("window", "large", "preview", "min_range", "identifiers"), [
-    (4_000, 500, 50, 800, 600), (16_000, 2000, 200, 3200, 2400),
-    (32_000, 4000, 200, 5000, 4800), (128_000, 5120, 200, 5000, 19_200)])
+@pytest.mark.parametrize(
+    ("window", "large", "preview", "min_range", "identifiers", "record", "user_note"), [
+        (4_000, 500, 50, 800, 400, 1000, 8000),
+        (16_000, 2000, 200, 3200, 1600, 4000, 32_000),
+        (32_000, 4000, 200, 5000, 4800, 4000, 64_000),
+        (128_000, 5120, 200, 5000, 19_200, 4000, 256_000)])
 def test_auto_sizes_follow_the_window_by_their_named_rules(
-        window: int, large: int, preview: int, min_range: int, identifiers: int) -> None:
+        window: int, large: int, preview: int, min_range: int, identifiers: int, record: int,
+        user_note: int) -> None:
     cfg = AutoContextConfig(max_tokens=window)
-    assert (cfg.large_chars, cfg.preview_chars, cfg.min_range_tokens,
-            cfg.identifiers_limit) == (large, preview, min_range, identifiers)
+    assert (cfg.large_chars, cfg.preview_chars, cfg.min_range_tokens, cfg.identifiers_limit,
+            cfg.record_limit, cfg.user_note_limit) == (
+        large, preview, min_range, identifiers, record, user_note)
+
+
+def test_the_record_comes_first_and_the_identifiers_line_takes_what_is_left() -> None:
+    # 0.35 characters per window token in all, the record first (up to 0.25 and 4,000),
+    # the identifiers line at most 0.15 per token
+    assert AutoContextConfig(max_tokens=16_000, record_chars=0).identifiers_limit == 2400
+    assert AutoContextConfig(max_tokens=16_000, record_chars=5000).identifiers_limit == 600
+    assert AutoContextConfig(max_tokens=16_000, record_chars=6000).identifiers_limit == 0
 
 
 def test_a_size_given_as_a_number_is_used_as_given_on_any_window() -> None:
@@ -287,7 +300,7 @@ def test_repr_shows_the_effective_values() -> None:
     assert "large_payload_threshold='auto'" in text
     assert "effective: reserve_tokens=2000, budget_tokens=13300, trigger_tokens=9310" in text
     assert ("large_chars=2000, preview_chars=200, min_range_tokens=3200, "
-            "identifiers_chars=2400") in text
+            "identifiers_chars=1600, record_chars=4000, user_note_chars=32000") in text
     assert "_prompt" not in text  # the long prompts stay out unless customised
 
 

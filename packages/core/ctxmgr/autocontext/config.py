@@ -30,7 +30,9 @@ __all__ = [
     "PREVIEW_SHARE_OF_LARGE",
     "RESERVE_MAX_TOKENS",
     "RESERVE_WINDOW_SHARE",
+    "EXTRAS_CHARS_PER_WINDOW_TOKEN",
     "RECORD_CHARS_PER_WINDOW_TOKEN",
+    "RECORD_MAX_CHARS",
     "USER_NOTE_CHARS_PER_WINDOW_TOKEN",
     "TAIL_ROOM_SHARE",
     "AutoContextConfig",
@@ -61,8 +63,26 @@ and then only the costly current-round strategies (5, 6) would be left to fire."
 
 IDENTIFIERS_CHARS_PER_WINDOW_TOKEN = 0.15
 """``identifiers_chars="auto"``: the identifiers line of a stand-in holds up to this many
-characters per window token (4,800 at a 32k window, 600 at 4k). On the recorded coding
+characters per window token (4,800 at a 32k window, 600 at 4k), and no more than what
+:data:`EXTRAS_CHARS_PER_WINDOW_TOKEN` leaves beside the record. On the recorded coding
 runs it is the cheapest way to keep what the agent copies next: see benchmarks/RESULTS.md."""
+RECORD_CHARS_PER_WINDOW_TOKEN = 0.25
+"""``record_chars="auto"``: the record of tool calls a stand-in carries holds up to this
+many characters per window token..."""
+RECORD_MAX_CHARS = 4000
+"""... and never more than this (about seventy calls): on the recorded coding runs it
+names nine in ten of the agent's earlier calls at 16k, and a longer record costs more on
+every call than the older calls it names are worth."""
+EXTRAS_CHARS_PER_WINDOW_TOKEN = 0.35
+"""A stand-in's lines beside its own text (the record, then the identifiers line) hold
+this many characters per window token in all (5,600 at 16k): the record comes first,
+since it keeps the agent from redoing work, and the identifiers line takes the rest.
+Chosen with the other sizes on cost and fidelity together (benchmarks/RESULTS.md)."""
+USER_NOTE_CHARS_PER_WINDOW_TOKEN = 2.0
+"""``user_note_chars="auto"``: the note of the user's words holds up to this many
+characters per window token. It is written only when every other message is compressed
+already, so on a small window it may take most of the room (800 characters at 400
+tokens); what does not fit stays reloadable."""
 
 RESERVE_WINDOW_SHARE = 1 / 8
 """``reserve_output_tokens="auto"``: room kept for the answer, this share of the window..."""
@@ -71,15 +91,6 @@ RESERVE_MAX_TOKENS = 4096
 
 Auto = int | Literal["auto"]
 
-RECORD_CHARS_PER_WINDOW_TOKEN = 0.3
-"""``record_chars="auto"``: the record of tool calls a stand-in carries holds up to this
-many characters per window token (4,800 at a 16k window): on the recorded coding runs
-it names nine in ten of the agent's earlier calls at 16k. See benchmarks/RESULTS.md."""
-USER_NOTE_CHARS_PER_WINDOW_TOKEN = 2.0
-"""``user_note_chars="auto"``: the note of the user's words holds up to this many
-characters per window token. It is written only when every other message is compressed
-already, so on a small window it may take most of the room (800 characters at 400
-tokens); what does not fit stays reloadable."""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AutoContextConfig:
@@ -138,16 +149,18 @@ class AutoContextConfig:
     identifiers_chars: Auto = AUTO
     """Characters of the line a stand-in (summary or preview) carries naming the
     distinctive strings (paths, identifiers, hashes) of what it replaced that neither
-    its own text nor the rest of the prompt shows, most recent first: the agent can
-    still copy them without a reload. ``"auto"``: ``max_tokens *``
-    :data:`IDENTIFIERS_CHARS_PER_WINDOW_TOKEN`. 0 leaves the line out."""
+    its own text, its record nor the rest of the prompt shows, the most repeated and
+    most recent first: the agent can still copy them without a reload. ``"auto"``:
+    ``max_tokens *`` :data:`IDENTIFIERS_CHARS_PER_WINDOW_TOKEN`, within what
+    :data:`EXTRAS_CHARS_PER_WINDOW_TOKEN` leaves beside the record. 0 leaves the line
+    out."""
     record_chars: Auto = AUTO
     """Characters of the record every summary and note carries of the range it replaced:
     its tool calls (name, key argument, and the exit status and first error line of those
     that failed), oldest first, and the files they named, so the agent does not redo
     them whatever the summary says. ``"auto"``: ``max_tokens *``
-    :data:`RECORD_CHARS_PER_WINDOW_TOKEN`. The newest calls are kept when it is full;
-    0 leaves the record out."""
+    :data:`RECORD_CHARS_PER_WINDOW_TOKEN`, at most :data:`RECORD_MAX_CHARS`. The newest
+    calls are kept when it is full; 0 leaves the record out."""
     user_note_chars: Auto = AUTO
     """Characters of the note that carries, verbatim, what the user said that still
     stands (instructions, rules, constraints, preferences, facts with values, goals)
@@ -280,14 +293,16 @@ class AutoContextConfig:
         0: no line)."""
         if self.identifiers_chars != AUTO:
             return int(self.identifiers_chars)
-        return int(self.max_tokens * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN)
+        return max(0, min(int(self.max_tokens * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
+                          int(self.max_tokens * EXTRAS_CHARS_PER_WINDOW_TOKEN)
+                          - self.record_limit))
 
     @property
     def record_limit(self) -> int:
         """Characters of a stand-in's record of tool calls (``record_chars`` resolved)."""
         if self.record_chars != AUTO:
             return int(self.record_chars)
-        return int(self.max_tokens * RECORD_CHARS_PER_WINDOW_TOKEN)
+        return min(int(self.max_tokens * RECORD_CHARS_PER_WINDOW_TOKEN), RECORD_MAX_CHARS)
 
     @property
     def user_note_limit(self) -> int:

@@ -39,6 +39,7 @@ MAX_NOTE_STRING_CHARS = 160
 """Longest string an identifiers line names: a longer one is a blob (base64, a hash
 dump, a minified line), not something an agent copies, and it would crowd out the rest."""
 
+_RANK_CAP = 2
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_./:-]+")
 _STRIP = ".:-/"
 _PLAIN_RE = re.compile(r"[a-z]+|[A-Z]+|[A-Z][a-z]+")
@@ -76,21 +77,23 @@ def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int
         len(text) for m in replaced for text in _texts(m))))
     if max_chars <= 0:
         return ""
-    seen: dict[str, None] = {}
+    seen: dict[str, int] = {}
     for m in reversed(replaced):
         found = [t for text in _texts(m) for t in distinctive_strings(text)]
-        for token in reversed(found):
-            if (len(token) <= MAX_NOTE_STRING_CHARS and token not in seen
+        for token in dict.fromkeys(reversed(found)):
+            if (len(token) <= MAX_NOTE_STRING_CHARS
                     and token not in kept_text and token not in elsewhere):
-                seen[token] = None
+                seen[token] = seen.get(token, 0) + 1
     head = "Identifiers in the original: "
-    out: list[str] = []
+    ranked = sorted(seen, key=lambda t: -min(seen[t], _RANK_CAP))  # stable: recency ties
+    chosen: set[str] = set()
     size = len(head)
-    for token in seen:
+    for token in ranked:
         if size + len(token) + 2 > max_chars:
-            break
-        out.append(token)
+            continue
+        chosen.add(token)
         size += len(token) + 2
+    out = [t for t in seen if t in chosen]
     return head + ", ".join(out) if out else ""
 
 

@@ -21,9 +21,23 @@ from ctxmgr.store.base import Store
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import TokenCounter, default_counter
 
-__all__ = ["DEFAULT", "CompressorParts", "PartsOptions"]
+__all__ = ["DEFAULT", "HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
+
+HINT_MAX_BUDGET_SHARE = 0.05
+"""The reload hint is left out on a window so small that it would take more than this
+share of the prompt budget (under about 1,000 tokens of budget): what the user said
+needs the room more, and the tool's description explains the offload tags too."""
 
 DEFAULT: Any = object()
+
+
+def reload_hint_for(config: AutoContextConfig, counter: TokenCounter) -> Message | None:
+    """The reload hint for a prompt of ``config``'s budget (``None`` on a window so small
+    that the hint would take more than :data:`HINT_MAX_BUDGET_SHARE` of it)."""
+    hint = reload_hint_message()
+    if counter.count(hint) > HINT_MAX_BUDGET_SHARE * config.budget_tokens:
+        return None  # a tiny window: the conversation needs the room more
+    return hint
 """Marks an argument left out (``None`` means something else for the summarizer)."""
 
 
@@ -52,7 +66,9 @@ class CompressorParts:
             (files, a database) when several workers or restarts share a session.
         project, session: the offload namespace inside ``store``.
         on_event: called with every :class:`CompressionEvent`.
-        reload_hint: put the reload hint in the prompt once anything is compressed
+        reload_hint: put the reload hint in the prompt once anything is compressed, unless
+            it would take more than :data:`HINT_MAX_BUDGET_SHARE` of the prompt budget (the
+            ``context_reload`` tool's description says what the tags mean too)
             (its tokens are counted in every budget check).
     """
 
@@ -74,8 +90,8 @@ class CompressorParts:
         self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
         self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
         self.on_event = on_event
-        self.hint = reload_hint_message() if reload_hint else None
-        self.hint_tokens = self.counter.count(self.hint) if self.hint else 0
+        self.hint = reload_hint_for(self.config, self.counter) if reload_hint else None
+        self.hint_tokens = self.counter.count(self.hint) if self.hint is not None else 0
         self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
 
     def reload(self, offload_id: str) -> list[Message]:

@@ -14,17 +14,22 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
 
 * *Sentences.* A message is cut at line breaks and after ``.``, ``!`` or ``?``
   followed by a space (a cut too many only splits a kept sentence in two). ctxmgr's
-  own markup (offload tags, the headers of its notes) is not the user's: left out.
+  own markup (offload tags, the headers of its notes) is not the user's: left out, and
+  so is a short opening remark with nothing in it ("Also,", "Change of plan:").
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
   a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it.
-* *Values* are numbers, amounts, dates and times, quoted text and distinctive
-  strings (paths, ids: :func:`~ctxmgr.autocontext.identifiers.distinctive_strings`).
+* *Values* are numbers (with their unit), amounts, dates and times, quoted text,
+  proper names and ids or paths (:func:`value_kinds`).
 * *Priority* (:func:`priority`), used only when a note cannot hold everything:
-  values first, then sentences that bind (negation or a modal verb: the closed
-  class of English grammar words, not phrasings), then the rest; questions last.
-* *Latest value* (:func:`supersedes`): a later sentence replaces an earlier one
-  when both carry a value of the same kind (an amount, a date, a number with the
-  same unit) about the same thing (a content word next to the value in both).
+  values and binding words (negation, modal verbs, a limit before a value: closed
+  classes of English grammar words, not phrasings) raise it; questions without a
+  value, remarks about the moment ("today", "right now"), patterns repeated with other
+  numbers ("it's 5:31 here") and pasted paragraphs (logs, emails) lower it. Once a
+  sentence does not fit, nothing of lower priority is taken.
+* *Latest value* (:func:`supersedes`, :func:`latest`): a later sentence replaces an
+  earlier one that says nothing it does not (its values are of kinds the later one
+  has) when it says every value again (a restatement), or when both share a word
+  pair that names the thing ("planned downtime") and few other statements use.
 """
 
 from __future__ import annotations
@@ -57,11 +62,14 @@ __all__ = [
 
 USER_NOTE_HEADER = "What the user said earlier (verbatim; later lines win):"
 """The first line of the note that carries the user's words (strategy 9)."""
-_NOTE_COUNT = re.compile(r"^\(\+\d+ more sentences? of theirs in the original\)$|"
-                         r"^\(nothing that still stands\)$")
+_NOTE_COUNT = re.compile(r"^\(\+\d+ more in the original\)$|^\(nothing that still stands\)$")
 
 PASTE_LINES = 6
-"""A user message of more non-empty lines than this is mostly pasted material."""
+"""A user message of more non-empty lines than this is mostly pasted material (a log, an
+email): its paragraphs rank after what the user wrote, but for a short first or last
+one, the user's own words around the paste."""
+LEAD_IN_WORDS = 6
+"""An opening remark of at most this many words may be left off a sentence."""
 TRIVIAL_WORDS = 2
 """A sentence of at most this many words and no value is a courtesy ("ok, thanks",
 "go on"), not content."""
@@ -74,9 +82,18 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # modal verbs, "at most", the prepositions that set a limit).
 _BINDING = frozenset("""
 never not no nor don't dont doesn't won't can't cannot shouldn't mustn't isn't aren't
-must should shall always only need needs required require requires have has most least
+must should shall always only need needs required require requires most least
 under below above over within beyond
 """.split())  # noqa: SIM905 - a word list reads better as text
+_CONDITIONS = frozenset("""
+if unless when whenever once until because since as while after before whether though
+although otherwise except provided
+""".split())  # noqa: SIM905
+"""Words that make an opening clause a condition or a reason, which must stay."""
+_PARAGRAPH = re.compile(r"\n\s*\n")
+_LEAD_IN = re.compile(r"^([^,:;]{1,60})[,:]\s+")
+_LIMITS = frozenset(("under", "below", "above", "over", "within", "beyond"))
+"""Binding only with a value after them ("under 370 MB", not "walked over the desk")."""
 _DEIXIS = re.compile(r"\b(?:(?<!from )now|today|tonight|currently|at the moment|this "
                      r"(?:morning|afternoon|week)|yesterday|so far)\b", re.I)
 """Words that tie a remark to the moment it was said (temporal deixis, a closed class)."""
@@ -111,8 +128,9 @@ _LETTERS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 SUBJECT_MAX_DF = 3
 """A word pair shared by more statements than this is a way of speaking ("changed this
 morning to"), not the name of one thing (an item, its restatement and its update)."""
-_ID_CHARS = re.compile(r"[\d/._@:]")
-"""What makes a distinctive string an id or a path, not a hyphenated word."""
+_ID_CHARS = re.compile(r"[\d/._@:]|^[^-]+-[^-]+-|[a-z][A-Z]")
+"""What makes a distinctive string an id or a path, not a hyphenated word ("on-call"):
+a digit or ``/._@:``, three hyphenated parts ("triage-bramble-moraine") or camel case."""
 _IDENTITIES = frozenset({"id", "quoted", "name"})
 _NAME = re.compile(r"\b(?!I\b|I['’])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
 _QUOTED = re.compile(r"\"[^\"]{2,}\"|'[^']{2,}'|`[^`]+`|“[^”]{2,}”")
@@ -127,8 +145,24 @@ def sentences(text: str) -> list[str]:
         if (not piece or OFFLOAD_TAG_RE.search(piece) or piece == USER_NOTE_HEADER
                 or _NOTE_COUNT.match(piece)):
             continue
-        out.append(piece)
+        out.append(_without_lead_in(piece))
     return out
+
+
+def _without_lead_in(sentence: str) -> str:
+    """``sentence`` without a short opening remark set off by a comma or a colon ("Also,",
+    "Reading back through the thread,", "Change of plan:") that holds no value, no
+    binding word and no condition ("If it's all the same to you," stays): what follows
+    is said in the user's words, only shorter."""
+    m = _LEAD_IN.match(sentence)
+    if m is None:
+        return sentence
+    lead, rest = m.group(1), sentence[m.end():]
+    words = [w.lower() for w in _words(lead)]
+    if (len(words) > LEAD_IN_WORDS or len(_words(rest)) < 3 or value_kinds(lead)
+            or any(w in _BINDING or w in _CONDITIONS or w.endswith("n't") for w in words)):
+        return sentence
+    return rest
 
 
 def _words(sentence: str) -> list[str]:
@@ -198,23 +232,32 @@ def standing_content(text: str) -> list[str]:
 @lru_cache(maxsize=8192)
 def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> int:
     """Higher first when a note cannot hold every sentence: values and binding words
-    (negation, modal verbs) raise it; a question that binds nothing, a short remark
-    without a value, a pattern the user repeats with other numbers (``repeated``:
-    "it's 5:31 here", "it's 5:56 here") and a remark about the moment ("today", "right
-    now") that is not an ``update`` of an earlier statement lower it."""
+    (negation, modal verbs, a limit on a value: "under 370 MB") raise it; a question
+    without a value ("what's next?"), a short remark without one, a pattern the user
+    repeats with other numbers (``repeated``: "it's 5:31 here", "it's 5:56 here") and a
+    remark about the moment ("today", "right now") that is not an ``update`` of an
+    earlier statement lower it."""
     words = [w.lower() for w in _words(sentence)]
     kinds = value_kinds(sentence)
-    binding = any(w in _BINDING or w.endswith("n't") for w in words)
+    binding = any(((w in _BINDING or w.endswith("n't"))
+                   and (w not in _LIMITS or _value_follows(words, k)))
+                  or (w in ("have", "has") and words[k + 1:k + 2] == ["to"])
+                  for k, w in enumerate(words))
     score = (3 if kinds else 0) + (2 if binding else 0)
-    if sentence.rstrip().endswith("?") and not (binding and kinds):
-        score -= 2  # a question binds only when it also names a value: "... at most $300?"
+    if sentence.rstrip().endswith("?") and not kinds:
+        score -= 2
     if len(words) <= 4 and not kinds:
         score -= 1
-    if repeated:
+    if repeated and not update:
         score -= 3
     if not update and _DEIXIS.search(sentence):
-        score -= 2
+        score -= 1
     return score
+
+
+def _value_follows(words: Sequence[str], k: int) -> bool:
+    """A number comes within three words after ``words[k]`` ("under $ 500", "over 370")."""
+    return any(any(ch.isdigit() for ch in w) for w in words[k + 1:k + 4])
 
 
 def _pattern(sentence: str) -> str:
@@ -249,14 +292,28 @@ def supersedes(later: str, earlier: str, *,
     ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
     and that few other statements of the conversation use (``df``: in how many it
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
-    subject). A later sentence that repeats the value is a restatement, and replaces
-    the earlier one too: one of them is enough.
+    subject). A later sentence that says every value of ``earlier`` again is a
+    restatement, and replaces it too, whatever its words: one of them is enough.
     """
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
     if not old_kinds or not old_kinds <= kinds:
         return False
+    old_values = _values(earlier)
+    if old_values and old_values <= _values(later):
+        return True  # every value said again: a restatement, whatever the wording
     shared = _phrases(later) & _phrases(earlier)
     return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF for pair in shared)
+
+
+@lru_cache(maxsize=8192)
+def _values(sentence: str) -> frozenset[str]:
+    """The values of ``sentence`` as written: ids and paths, numbers with the word after
+    them ("370 MB"), amounts, names."""
+    out = {d for d in distinctive_strings(sentence) if _ID_CHARS.search(d)}
+    out.update(m.group(0).strip() for m in _NUMBER_UNIT.finditer(sentence))
+    out.update(m.group(0) for m in _MONEY.finditer(sentence))
+    out.update(_names(sentence))
+    return frozenset(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,8 +342,15 @@ def statements_of(message: Message) -> list[Statement]:
             elif line and not _NOTE_COUNT.match(line):
                 break
         return [Statement(t, (k,)) for k, t in enumerate(lines)]
-    pasted = sum(bool(line.strip()) for line in text.splitlines()) > PASTE_LINES
-    return [Statement(t, (k,), pasted) for k, t in enumerate(standing_content(text))]
+    if sum(bool(line.strip()) for line in text.splitlines()) <= PASTE_LINES:
+        return [Statement(t, (k,)) for k, t in enumerate(standing_content(text))]
+    out: list[Statement] = []  # a long message: the pasted part, and what the user wrote
+    paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
+    for n, paragraph in enumerate(paragraphs):
+        short = sum(bool(line.strip()) for line in paragraph.splitlines()) <= 2
+        own = short and n in (0, len(paragraphs) - 1)  # a line around the paste
+        out.extend(Statement(t, (len(out),), not own) for t in standing_content(paragraph))
+    return out
 
 
 def latest(statements: Iterable[Statement]) -> list[Statement]:
@@ -323,7 +387,7 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
     value replaced) counts as repeated, and one that replaced a statement of those as
     an update."""
     pool = (*statements, *among)
-    patterns = Counter(_pattern(s.text) for s in set(pool))
+    patterns = Counter(_pattern(text) for text in {s.text for s in pool})
     updates = _latest(pool)[1]
     return {s.order: priority(s.text, repeated=patterns[_pattern(s.text)] > 1,
                               update=s.order in updates) - (3 if s.pasted else 0)

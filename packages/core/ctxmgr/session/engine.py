@@ -36,13 +36,13 @@ from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.parts import DEFAULT
+from ctxmgr.autocontext.parts import DEFAULT, reload_hint_for
 from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.errors import ConfigError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
-from ctxmgr.prompts import ToolSpec, reload_hint_message
+from ctxmgr.prompts import ToolSpec
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer
@@ -313,7 +313,8 @@ class SessionEngine:
         """The prompt for ``messages`` as they are, compressing nothing (what
         :attr:`Turn.prompt` is for a working view that needs no compression)."""
         current = SessionState.from_json(state)
-        hint = reload_hint_message() if any(CompressedMarker.of(m) for m in messages) else None
+        hint = (reload_hint_for(self.config, self.counter)
+                if any(CompressedMarker.of(m) for m in messages) else None)
         return self._with_system(render_view(messages, current), hint)
 
     def _with_system(self, shown: list[Message], hint: Message | None) -> list[Message]:

@@ -53,8 +53,7 @@ def user_note(statements: Sequence[Statement], max_chars: int, *,
     if not kept:
         lines.append("(nothing that still stands)")
     if left_out:
-        s = "s" if left_out > 1 else ""
-        lines.append(f"(+{left_out} more sentence{s} of theirs in the original)")
+        lines.append(f"(+{left_out} more in the original)")
     return "\n".join(lines), kept
 
 

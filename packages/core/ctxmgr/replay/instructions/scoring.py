@@ -3,8 +3,11 @@
 An item *survives* in a prompt when every value string it needs occurs in what
 the model reads (text, tool-result output, tool-call arguments:
 :func:`~ctxmgr.replay.fidelity.visible_text`) and, for an updated item, its
-latest value *stands*: the latest value is there and no value it replaced is
-(a prompt that shows "$450" and "$650" for one cap leaves the model guessing).
+latest value *stands*: it has the last word. A prompt is read in order, as the
+conversation was said, so a replaced value may still show earlier on (the user's own
+turns, kept verbatim while they fit, say "$450" before "$650"), but never after the
+latest one: a prompt that shows "$650" and then "$450" tells the model the old cap.
+:func:`is_stale` says, more strictly, whether a replaced value shows at all.
 Values occur nowhere else in their session (see
 :func:`~ctxmgr.replay.instructions.generator.check_session`), so a match is
 the item, not a coincidence.
@@ -61,8 +64,12 @@ def is_stale(item: PlantedItem, text: str) -> bool:
 
 
 def is_kept(item: PlantedItem, text: str) -> bool:
-    """Every value ``item`` needs is in ``text``, and none it replaced."""
-    return all(v in text for v in item.values) and not is_stale(item, text)
+    """Every value ``item`` needs is in ``text``, and the latest has the last word: no
+    value it replaced shows after the latest value's last mention."""
+    if not all(v in text for v in item.values):
+        return False
+    last = min(text.rfind(v) for v in item.values)
+    return all(text.rfind(old) < last for old in item.replaced)
 
 
 def _content_words(text: str) -> set[str]:
@@ -94,7 +101,8 @@ class ItemScore:
     position: Position
     updated: bool
     kept: bool
-    """Survived: every value there, and for an updated item the latest value stands."""
+    """Survived: every value there, and for an updated item the latest value has the
+    last word."""
     with_words: bool
     """Kept, each value with its words (:func:`is_kept_with_words`)."""
     stale: bool
