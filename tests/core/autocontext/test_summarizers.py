@@ -774,7 +774,7 @@ def test_the_llm_prompts_ask_for_the_summary_sections_and_the_users_words_verbat
                       "latest"):
             assert words in user_part
         assert "exact arguments" in prompt and "error messages" in prompt
-        assert "ctxmgr appends its own list of the tool calls" in prompt
+        assert "list of the tool calls is appended after your summary" in prompt
 
 
 def test_render_transcript_shows_roles_calls_and_results() -> None:

@@ -1,48 +1,53 @@
 """The extractive summarizer: what a range said that still matters, without an LLM.
 
 It is the default summarizer and the fallback, so it runs on every compression of a
-long history: one pass over the messages, counting and sorting, nothing quadratic.
+long history: one pass over the messages, then counting and sorting, in time linear in
+the range (only the user's own statements are compared pairwise, by
+:func:`~ctxmgr.autocontext.standing.latest`; pasted text is not).
 
 **What it keeps, in this order** (the sections of
 :data:`~ctxmgr.autocontext.prompts.SUMMARY_SECTIONS`, which the LLM prompts ask for
 too):
 
 1. *What the user said that still stands*, verbatim, each value at its latest
-   (:func:`~ctxmgr.autocontext.standing.statements_of` and
-   :func:`~ctxmgr.autocontext.standing.latest`); when they do not all fit, the ones
-   with values and binding words first (:func:`~ctxmgr.autocontext.standing.select`).
+   (:func:`~ctxmgr.autocontext.standing.statements_of`,
+   :func:`~ctxmgr.autocontext.standing.latest`), then the lines they pasted.
 2. *The tool calls*: name, key argument and outcome, as the stand-in's record writes
-   them (:func:`call_entry`), oldest first: the record
-   ctxmgr appends after the summary lists the newest, so the two together name more.
+   them (:func:`call_entry`); oldest first when room is short, since the record
+   ctxmgr appends after the summary lists the newest: together they name more.
 3. *Findings from the results*: the first lines of each result and its lines that
-   report an error or a change, markup left out; newest first when room is short.
-4. *The agent's own sentences that carry something*, newest first when room is short.
+   report an error or a change, markup left out, except an error line a failed call
+   already shows; newest first when room is short.
+4. *The agent's own sentences that carry something*; newest first when room is short.
 
-**What it drops.** An assistant sentence goes when it carries no value (a number, a
-quoted or distinctive string: a path, an identifier) and either announces what the
-agent is about to do (first person with a future or modal verb: "Let me check the
-file:", "I'll look at the logs.") or is short and names no error or change
-("Acknowledged.", "Got it, thanks."). A sentence or result line that recurs in the
-range, the same words with other numbers or not ("Step 3 done", "Step 4 done"), is
-kept once, its latest form, and an assistant sentence without a value that recurs
-goes altogether (a refrain). No phrase list: the rules use the values a sentence
-carries, its grammatical person and its length, designed on generated sessions with
-many phrasings (``ctxmgr.replay.instructions``) and on the recorded runs.
+**What it drops.** An assistant sentence that announces the agent's next step (first
+person with a future or "need to": "Let me check the file:", "I'll look at the
+logs.") goes unless it names a value (a number, a path, an identifier) no call shows.
+Any other sentence without a value goes when it is short (under
+:data:`STATEMENT_WORDS` words) and names no error or change ("Acknowledged.", "Got
+it, thanks."), when it is a question, or when it recurs (a refrain). A sentence or
+result line that recurs in the range, the same words with other numbers or not
+("Step 3 done", "Step 4 done"), is kept once, in its latest form. No phrase list:
+the rules use the values a sentence carries, its grammatical person, its length and
+its repeats, designed on generated sessions with many phrasings
+(``ctxmgr.replay.instructions``) and on the recorded runs.
 
 **Room.** Items are whole: a sentence, a call, a result line. Within ``max_chars``
-the user's statements come first; the other sections share what is left (one that
-needs less than its share leaves the rest to the others); then one line says how
-many items were left out. An earlier summary in the range (ctxmgr's own stand-in, or
-a text that starts like one) is read back section by section, without its record
-and identifiers line, and its items join the new ones: a summary rolls forward
-instead of being summarized again.
+room goes first to the user's statements that bind or carry a value, then the other
+sections share it (one that needs less than its share leaves the rest to the others),
+then the user's other remarks and last what they pasted take what is left; one line
+says how many items were left out. An earlier summary in the range (ctxmgr's own
+stand-in, a result it summarized, or a text that starts like one) is read back section
+by section, without its record and identifiers line, and its items join the new ones:
+a summary rolls forward instead of being summarized again, and its count of items
+left out carries on.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
@@ -54,7 +59,6 @@ from ctxmgr.autocontext.standing import (
     Statement,
     latest,
     scores,
-    select,
     sentences,
     statements_of,
     value_kinds,
@@ -352,6 +356,27 @@ def _fit(items: Sequence[_Item], room: int, *, newest_first: bool) -> list[_Item
     return sorted(kept, key=lambda item: item.order)
 
 
+def _select(statements: Sequence[Statement], score: Mapping[tuple[int, ...], int],
+            room: int) -> list[_Item]:
+    """:func:`~ctxmgr.autocontext.standing.select`'s rule on scores counted once for the
+    whole range (it would count them again on each part, in time that grows with the
+    square of the statements): the highest first, the most recent of equals, and none
+    of a lower score once one did not fit."""
+    ranked = sorted(sorted(statements, key=lambda s: s.order, reverse=True),
+                    key=lambda s: -score[s.order])
+    kept: list[_Item] = []
+    floor, used = None, 0
+    for s in ranked:
+        if floor is not None and score[s.order] < floor:
+            break
+        if used + len(s.text) + 3 > room:
+            floor = score[s.order] if floor is None else floor
+        else:
+            kept.append(_Item(s.text, s.order))
+            used += len(s.text) + 3
+    return kept
+
+
 def _lines(section: int, items: Sequence[_Item]) -> list[str]:
     return [f"{SUMMARY_SECTIONS[section]}:", *(f"- {i.text}" for i in items)] if items else []
 
@@ -381,14 +406,14 @@ def _render(pool: _Pool, max_chars: int) -> str:
     also = {s.text for s in own}  # a pasted line the user also said: theirs, not the paste's
     pasted = _once((_Item(s.text, s.order) for s in pool.said
                     if s.pasted and s.text not in also), key=_exact)
-    score = scores(standing)
+    score = scores(standing, among=own)  # among: what the latest values replaced
     weighty = [s for s in standing if score[s.order] >= WEIGHTY]
     remarks = [s for s in standing if score[s.order] < WEIGHTY]
     rest = {_DONE: pool.done, _FINDINGS: pool.findings, _OPEN: pool.agent}
     total = pool.left_out + len(standing) + len(pasted) + sum(map(len, rest.values()))
     room = max_chars - len(f"(+{total} more items in the original)") - 1
     room -= _header(_USER) if standing or pasted else 0
-    said = [_Item(s.text, s.order) for s in select(weighty, room)[0]]
+    said = _select(weighty, score, room)
     room -= _cost(said)
     need = {k: _cost(items) + _header(k) for k, items in rest.items() if items}
     kept: dict[int, list[_Item]] = {}
@@ -396,7 +421,7 @@ def _render(pool: _Pool, max_chars: int) -> str:
         share = min(need[k], room // (len(need) - n))
         kept[k] = _fit(rest[k], share - _header(k), newest_first=k != _DONE)
         room -= _cost(kept[k]) + (_header(k) if kept[k] else 0)
-    others = [_Item(s.text, s.order) for s in select(remarks, room)[0]]
+    others = _select(remarks, score, room)
     said += others + _fit(pasted, room - _cost(others), newest_first=False)
     out = _lines(_USER, sorted(said, key=lambda s: s.order))
     for k in sorted(kept):

@@ -31,13 +31,13 @@ _KEEP = f"""Write these sections, each a list of short "- " lines; leave out an 
 {_USER}: every instruction, rule, constraint,
 preference and stated value of the user, word for word; when the user changed a
 value, only the latest one.
-{_DONE}: what the agent did and the outcome: tools called with their
-exact arguments (commands, paths, ids); what was written, edited or changed, where.
+{_DONE}: what the agent did and the outcome: each tool by its exact name,
+with its exact arguments (commands, paths, ids); what was written or changed, where.
 {_FINDINGS}: file paths, line numbers, names, identifiers and values found;
 error messages and failing tests, verbatim.
 {_OPEN}: conclusions reached and what is still open.
-ctxmgr appends its own list of the tool calls after your summary: say what each
-call achieved, without copying every call. Drop courtesies, repetition, boilerplate
+An exact list of the tool calls is appended after your summary: say what the calls
+achieved rather than copying each one. Drop courtesies, repetition, boilerplate
 output and anything superseded later. No preamble."""
 
 TOOL_RUN_PROMPT = f"""You are compressing an agent's earlier tool calls and their results
