@@ -14,8 +14,7 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
 
 * *Sentences.* A message is cut at line breaks and after ``.``, ``!`` or ``?``
   followed by a space (a cut too many only splits a kept sentence in two). ctxmgr's
-  own markup (offload tags, the headers of its notes) is not the user's: left out, and
-  so is a short opening remark with nothing in it ("Also,", "Change of plan:").
+  own markup (offload tags, the headers of its notes) is not the user's: left out.
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
   a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it.
 * *Values* are numbers (with their unit), amounts, dates and times, quoted text,
@@ -68,8 +67,6 @@ PASTE_LINES = 6
 """A user message of more non-empty lines than this is mostly pasted material (a log, an
 email): its paragraphs rank after what the user wrote, but for a short first or last
 one, the user's own words around the paste."""
-LEAD_IN_WORDS = 6
-"""An opening remark of at most this many words may be left off a sentence."""
 TRIVIAL_WORDS = 2
 """A sentence of at most this many words and no value is a courtesy ("ok, thanks",
 "go on"), not content."""
@@ -85,13 +82,7 @@ never not no nor don't dont doesn't won't can't cannot shouldn't mustn't isn't a
 must should shall always only need needs required require requires most least
 under below above over within beyond
 """.split())  # noqa: SIM905 - a word list reads better as text
-_CONDITIONS = frozenset("""
-if unless when whenever once until because since as while after before whether though
-although otherwise except provided
-""".split())  # noqa: SIM905
-"""Words that make an opening clause a condition or a reason, which must stay."""
 _PARAGRAPH = re.compile(r"\n\s*\n")
-_LEAD_IN = re.compile(r"^([^,:;]{1,60})[,:]\s+")
 _LIMITS = frozenset(("under", "below", "above", "over", "within", "beyond"))
 """Binding only with a value after them ("under 370 MB", not "walked over the desk")."""
 _DEIXIS = re.compile(r"\b(?:(?<!from )now|today|tonight|currently|at the moment|this "
@@ -145,24 +136,8 @@ def sentences(text: str) -> list[str]:
         if (not piece or OFFLOAD_TAG_RE.search(piece) or piece == USER_NOTE_HEADER
                 or _NOTE_COUNT.match(piece)):
             continue
-        out.append(_without_lead_in(piece))
+        out.append(piece)
     return out
-
-
-def _without_lead_in(sentence: str) -> str:
-    """``sentence`` without a short opening remark set off by a comma or a colon ("Also,",
-    "Reading back through the thread,", "Change of plan:") that holds no value, no
-    binding word and no condition ("If it's all the same to you," stays): what follows
-    is said in the user's words, only shorter."""
-    m = _LEAD_IN.match(sentence)
-    if m is None:
-        return sentence
-    lead, rest = m.group(1), sentence[m.end():]
-    words = [w.lower() for w in _words(lead)]
-    if (len(words) > LEAD_IN_WORDS or len(_words(rest)) < 3 or value_kinds(lead)
-            or any(w in _BINDING or w in _CONDITIONS or w.endswith("n't") for w in words)):
-        return sentence
-    return rest
 
 
 def _words(sentence: str) -> list[str]:
