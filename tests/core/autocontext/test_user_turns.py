@@ -221,9 +221,6 @@ def test_a_new_value_for_one_thing_keeps_a_sentence_that_also_set_another() -> N
         "Never touch the prod database.", both, "The refund cap is $650 now."]
 
 
-@pytest.mark.xfail(strict=True, reason="an opening remark that names the subject is left off "
-                   "(standing._without_lead_in), so the update loses what it is about and "
-                   "does not replace the earlier value")
 @pytest.mark.parametrize(("earlier", "later"), [
     ("Keep the attachment size under 89 MB.",
      "Update on the attachment size: the new limit is 46 MB."),
