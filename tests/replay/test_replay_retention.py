@@ -9,9 +9,9 @@ from collections.abc import Callable, Sequence
 from builders import Scripted
 
 from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.standing import standing_content
-from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 from ctxmgr.replay import (
     FakeSummarizer,

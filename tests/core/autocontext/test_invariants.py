@@ -9,7 +9,9 @@ After every compression step:
   offload id reloads (recursively) gives back exactly the original history;
 * the prompt is under the trigger — or, when pinned or in-flight messages keep it
   above, nothing more applies and it is within the window — or
-  ``ContextOverflowError`` is raised.
+  ``ContextOverflowError`` is raised;
+* the user's words go last: no strategy but the user-turn one (9) ever replaces a user
+  turn, and that one only while the prompt is over the budget, after every other.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from hypothesis import strategies as st
 from strategies import anthropic_conversations, neutral_conversations
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.strategies.user_turns import UserTurns
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.convert import from_anthropic
 from ctxmgr.errors import ContextOverflowError
@@ -39,6 +43,7 @@ from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import ApproximateCounter, TokenCounter, default_counter
 
 APPROX = ApproximateCounter()
+USER_TURNS = UserTurns.number
 Reload = Callable[[str], list[Message]]
 
 
@@ -67,6 +72,21 @@ def check_invariants(original: Sequence[Message], working: Sequence[Message],
     assert dicts(expand(working, reload)) == dicts(original), f"{where}: not loss-free"
     if len({m.id for m in original}) == len(original):
         assert len({m.id for m in working}) == len(working), f"{where}: duplicate ids"
+
+
+def check_user_words_go_last(events: Sequence[CompressionEvent], reload: Reload,
+                             cfg: AutoContextConfig, where: str = "") -> None:
+    """Only strategy 9 replaces a user turn, only over the budget, and within one pass
+    strategies run in their order (so 9 after every other)."""
+    applied = [e for e in events if e.status == "applied"]
+    for e in applied:
+        replaced = reload(str(e.offload_id))
+        if e.strategy == USER_TURNS:
+            assert e.tokens_before > cfg.budget_tokens, f"{where}: strategy 9 within the budget"
+        else:
+            assert not any(is_user_turn(m) for m in replaced), \
+                f"{where}: strategy {e.strategy} replaced a user turn"
+    assert [e.strategy for e in applied] == sorted(e.strategy for e in applied), where
 
 
 def check_budget(res: CompressionResult, cfg: AutoContextConfig, counter: TokenCounter,
@@ -137,6 +157,7 @@ def run_property(conv: list[Message], cfg: AutoContextConfig, summarizer: object
     applied = sorted({e.strategy for e in res.events if e.status == "applied"})
     event(f"outcome: strategies {applied}" if applied else "outcome: nothing applied")
     check_invariants(conv, res.messages, store.load)
+    check_user_words_go_last(res.events, store.load, cfg)
     check_budget(res, cfg, APPROX, store, summarizer, model_calls=calls)
     for e in res.events:
         if e.status == "applied":
@@ -176,6 +197,38 @@ def test_invariants_hold_on_generated_anthropic_histories(
     run_property(conv, cfg, summarizer, use_async=False)
 
 
+@st.composite
+def many_user_turns(draw: st.DrawFn) -> tuple[list[Message], AutoContextConfig]:
+    """A conversation of many user turns and a window of a fifth to two thirds of it:
+    small enough that the user's turns themselves must often go (strategy 9)."""
+    conv = draw(neutral_conversations(min_rounds=6, max_rounds=14, max_steps=2, max_calls=2,
+                                      in_flight=None))
+    share = draw(st.sampled_from([0.2, 0.35, 0.5, 0.67]))
+    max_tokens = max(150, int(share * APPROX.count_messages(conv)))
+    cfg = AutoContextConfig(
+        max_tokens=max_tokens,
+        token_ratio=draw(st.sampled_from([0.5, 1.0])),
+        target_ratio=0.2 * 0.5,
+        msg_threshold=draw(st.integers(10, 120)),
+        last_keep=draw(st.integers(0, 8)),
+        keep_tool_results=draw(st.integers(0, 3)),
+        user_note_chars=draw(st.sampled_from([0, 60, "auto"])),
+        record_chars=draw(st.sampled_from([0, 200, "auto"])),
+        min_compression_tokens=draw(st.sampled_from([0, 100, "auto"])),
+        disabled_strategies=draw(st.sets(st.integers(1, 8), max_size=2)),
+        summary_timeout_s=5)
+    return conv, cfg
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(case=many_user_turns(), summarizer=SUMMARIZERS)
+def test_invariants_hold_when_the_users_turns_must_go_too(
+        case: tuple[list[Message], AutoContextConfig], summarizer: object | None) -> None:
+    conv, cfg = case
+    run_property(conv, cfg, summarizer, use_async=False)
+
+
 # ---------------------------------------------------------------- recorded runs
 
 
@@ -202,6 +255,7 @@ def replay(trajectory: Trajectory, cfg: AutoContextConfig, counter: TokenCounter
         if events:
             stats["compressions"] += 1
             check_invariants(mem.originals, mem.messages, mem.reload, where)
+            check_user_words_go_last(events, mem.reload, cfg, where)
         if mem.needs_compression():  # still at the trigger (tokens or message count)
             stats["above_trigger"] += 1
             assert not strict, f"{where}: {mem.tokens} tokens, trigger {cfg.trigger_tokens}"

@@ -4,6 +4,7 @@ over-window error, and the events each step emits."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -14,11 +15,12 @@ import builders
 import pytest
 from builders import LARGE, SMALL, C, answer, dicts, expand, plain_window, system, user
 
+from ctxmgr.autocontext import pipeline
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import acompress, compress, needs_compression
-from ctxmgr.autocontext.strategies import STRATEGY_NAMES
+from ctxmgr.autocontext.strategies import STRATEGY_NAMES, Plan, StrategyContext
 from ctxmgr.autocontext.strategies.offload_protected import OffloadProtected, previewed
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
@@ -30,7 +32,14 @@ from ctxmgr.messages import (
     message_to_dict,
 )
 from ctxmgr.pairing import validate_pairing
+from ctxmgr.replay.instructions import (
+    SessionSpec,
+    ctxmgr_compressor,
+    generate_session,
+    score_prompt,
+)
 from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.tokens import default_counter
 
 _UUID = re.compile(r"[0-9a-f]{32}")
 
@@ -456,3 +465,125 @@ def test_no_cached_token_price_makes_every_planned_summary() -> None:
     res = compress(h, config=gate_config(cached_token_price=None), counter=C,
                    offload=OffloadStore(InMemoryStore()), summarizer=summarizer, model_calls=1)
     assert [e.strategy for e in res.events] == [1]
+
+
+# ================================================================= the user's words go last
+
+
+def short_rounds(n: int) -> list[Message]:
+    """The task, then ``n`` rounds of a short user turn, one tool call (a 1,000-character
+    result) and a short answer."""
+    h = [system(), user("Help me with the support queue today.", "u0")]
+    for k in range(n):
+        h += [user(f"Please look at ticket {k} next, and keep it brief.", f"u{k + 1}"),
+              *group(f"t{k}", 1000), answer(f"Ticket {k} is handled.", f"f{k}")]
+    return h
+
+
+@pytest.mark.parametrize("min_compression_tokens", ["auto", 0])
+def test_when_everything_fits_the_message_count_trigger_compresses_no_user_message(
+        min_compression_tokens: int | str) -> None:
+    h = short_rounds(37)  # 150 messages, some 10,000 tokens: far within the window
+    assert len(h) == 150
+    cfg = AutoContextConfig(msg_threshold=100, min_compression_tokens=min_compression_tokens)
+    assert C.count_messages(h) < cfg.target_tokens
+    res, store, _ = run(h, cfg)
+    assert res.triggered
+    if min_compression_tokens == 0:  # every round is worth a summary: they are made
+        assert len(res.messages) < 100
+    assert {e.strategy for e in res.events} <= {1, 4}
+    assert [m for m in res.messages if m.role == "user"] == [m for m in h if m.role == "user"]
+    assert dicts(expand(res.messages, store)) == dicts(h)
+
+
+def test_a_chat_session_in_twice_its_size_keeps_every_user_message_and_instruction() -> None:
+    """Issue 16: in a window twice the session's size the message-count trigger fired and
+    summarized, and 11 of 20 planted instructions survived."""
+    session = generate_session(0, SessionSpec(kind="chat"))
+    window = 2 * default_counter().count_messages(session.messages)
+    compressed = ctxmgr_compressor(session.messages, window)
+    assert not compressed.overflow and len(session.messages) >= 100
+    users = [m for m in session.messages if m.role == "user"]
+    assert [m for m in compressed.prompt if m.role == "user"] == users
+    assert all(s.kept for s in score_prompt(session.items, compressed.prompt))
+
+
+class Spy:
+    """A strategy that plans nothing and records the prompt sizes it was asked at."""
+
+    number = 1
+    name = "spy"
+    uses_llm = False
+    runs_when = "over_target"
+    reduces_count = False
+    writes_summary = False
+    closes_round = False
+    last_resort = False
+
+    def __init__(self, **declared: object) -> None:
+        for key, value in declared.items():
+            setattr(self, key, value)
+        self.asked: list[int] = []
+
+    def plan(self, ctx: StrategyContext) -> list[Plan]:
+        self.asked.append(ctx.tokens)
+        return []
+
+
+def spy_run(monkeypatch: pytest.MonkeyPatch, spy: Spy, h: Sequence[Message],
+            cfg: AutoContextConfig, **kw: object) -> None:
+    monkeypatch.setattr(pipeline, "STRATEGIES", (spy,))
+    with contextlib.suppress(ContextOverflowError):
+        compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                 **kw)  # type: ignore[arg-type]
+
+
+def test_a_strategy_that_uses_a_model_is_not_asked_without_a_summarizer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("next", "u2")]
+    cfg = plain_window(max_tokens=1000)
+    spy = Spy(uses_llm=True)
+    spy_run(monkeypatch, spy, h, cfg, summarizer=None)
+    assert spy.asked == []
+    spy_run(monkeypatch, spy, h, cfg, summarizer=ExtractiveSummarizer())
+    assert spy.asked
+
+
+def test_a_last_resort_is_never_asked_while_the_prompt_fits_the_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("next", "u2")]
+    tokens = C.count_messages(h)
+    fits = plain_window(max_tokens=tokens + 10, token_ratio=0.5, target_ratio=0.1)
+    assert fits.trigger_tokens < tokens <= fits.budget_tokens
+    spy = Spy(runs_when="over_budget", last_resort=True)
+    spy_run(monkeypatch, spy, h, fits, summarizer=None)
+    assert spy.asked == []
+    spy_run(monkeypatch, spy, h, plain_window(max_tokens=tokens - 10), summarizer=None)
+    assert spy.asked and min(spy.asked) > tokens - 10
+
+
+def test_an_over_trigger_strategy_is_not_asked_below_the_trigger_even_when_forced(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("next", "u2")]
+    tokens = C.count_messages(h)
+    below = plain_window(max_tokens=2 * tokens, token_ratio=0.9, target_ratio=0.1)
+    assert below.target_tokens < tokens < below.trigger_tokens
+    spy = Spy(runs_when="over_trigger")
+    spy_run(monkeypatch, spy, h, below, summarizer=None, force=True)
+    assert spy.asked == []
+    over = plain_window(max_tokens=2 * tokens, token_ratio=0.4, target_ratio=0.1)
+    spy_run(monkeypatch, spy, h, over, summarizer=None)
+    assert spy.asked
+
+
+def test_only_a_strategy_that_merges_messages_is_asked_for_the_message_count(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    h = short_rounds(10)
+    cfg = plain_window(max_tokens=10**6, msg_threshold=20)
+    assert C.count_messages(h) < cfg.target_tokens and len(h) >= 20
+    keeps_count = Spy(reduces_count=False)
+    spy_run(monkeypatch, keeps_count, h, cfg, summarizer=None)
+    assert keeps_count.asked == []
+    merges = Spy(reduces_count=True)
+    spy_run(monkeypatch, merges, h, cfg, summarizer=None)
+    assert merges.asked

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from builders import (
     LARGE,
     SMALL,
@@ -26,10 +27,13 @@ from builders import (
 )
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
-from ctxmgr.autocontext.rounds import is_compressed, is_final_answer, layout
+from ctxmgr.autocontext.record import CALLS_HEADER
+from ctxmgr.autocontext.rounds import closes_round, is_compressed, is_final_answer, layout
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from ctxmgr.autocontext.strategies import STRATEGIES, STRATEGY_NAMES, Plan, StrategyContext
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.convert import from_openai, to_openai
@@ -605,3 +609,136 @@ def test_current_round_has_nothing_to_do_with_only_the_in_flight_group() -> None
     h = [system(), user("task", "u1"), *group("z", LARGE)]
     assert spans(6, h, config()) == []
     assert spans(5, h, config()) == []
+
+
+# ================================================================= no bare stand-in
+
+TRACEBACK = (
+    "<returncode>1</returncode>\n<output>\n"
+    "Traceback (most recent call last):\n"
+    '  File "/testbed/repro.py", line 3, in <module>\n'
+    "    settings['missing']\n"
+    "KeyError: 'missing'\n</output>"
+)
+RECORD = [
+    "str_replace_editor:",
+    "src/app/settings.py",
+    "bash:",
+    "python repro.py → exit 1: KeyError: 'missing'",
+    "grep -rn missing src/",
+    "cat README.md",
+    "Files named: docs/guide.md",
+]
+
+
+def work(p: str) -> list[Message]:
+    """Four tool calls: an edit that names a second file, a failing run, a search, a read."""
+    return [
+        call(f"{p}0", f"{p}0.call", name="str_replace_editor",
+             args={"command": "str_replace", "path": "src/app/settings.py",
+                   "new_str": "# see docs/guide.md"}),
+        result(f"{p}0", "edited", f"{p}0.result"),
+        call(f"{p}1", f"{p}1.call", args={"command": "python repro.py"}),
+        result(f"{p}1", TRACEBACK + "x" * LARGE, f"{p}1.result"),
+        call(f"{p}2", f"{p}2.call", args={"command": "grep -rn missing src/"}),
+        result(f"{p}2", "src/app/settings.py:1: missing", f"{p}2.result"),
+        call(f"{p}3", f"{p}3.call", args={"command": "cat README.md"}),
+        result(f"{p}3", "# readme\n" + "r" * LARGE, f"{p}3.result"),
+    ]
+
+
+class Fixed:
+    """A summarizer whose summary says nothing about the range."""
+
+    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
+        return "Some work was done."
+
+
+def run_alone(n: int, h: Sequence[Message], **kw: object) -> CompressionResult:
+    """Strategy ``n`` alone, over the trigger (and over the budget when ``max_tokens`` is
+    given), with room for a full record, the fixed summarizer."""
+    cfg = config(token_ratio=1e-9, target_ratio=1e-9, record_chars=2000,
+                 disabled_strategies=set(STRATEGY_NAMES) - {n}, **kw)
+    res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                   summarizer=Fixed(), force=True)
+    assert validate_pairing(res.messages) == []
+    return res
+
+
+def stand_in_histories() -> dict[int, tuple[list[Message], dict[str, object]]]:
+    tail = [answer("Fixed it.", "f1"), user("Thanks. Keep going.", "u2")]
+    return {
+        1: ([system(), user("task", "u1"), *work("w"), *tail], {}),
+        4: ([system(), user("task", "u1"), *work("w"), *tail], {}),
+        6: ([system(), user("task", "u1"), *work("w"), *group("z", SMALL)], {}),
+        7: ([system(), user("task", "u1"), *work("w"), *tail, answer("ok", "f2"),
+             user("latest", "u3")], {"max_tokens": 1000}),
+        9: ([system(), user("task", "u1"), user("Never touch prod.", "u2"), *work("w"),
+             answer("Fixed it.", "f1"), user("Thanks. Keep going.", "u3"),
+             answer("ok", "f2"), user("latest", "u4")], {"max_tokens": 1000}),
+    }
+
+
+@pytest.mark.parametrize("n", [1, 4, 6, 7, 9])
+def test_every_range_stand_in_names_the_calls_their_failures_and_the_files_it_replaced(
+        n: int) -> None:
+    h, kw = stand_in_histories()[n]
+    res = run_alone(n, h, **kw)
+    [stand_in] = [m for m in res.messages if is_compressed(m)]
+    assert meta(stand_in)["strategy"] == n
+    # what the stand-in says itself tells nothing of the calls; its record does
+    own = {1: "Some work was done.", 4: "Some work was done.", 6: "Some work was done.",
+           7: "[", 9: USER_NOTE_HEADER}[n]
+    assert stand_in.text.startswith(own)
+    record = stand_in.text.split(CALLS_HEADER, 1)[1].splitlines()[1:len(RECORD) + 1]
+    assert record == RECORD
+    assert "Traceback" not in stand_in.text
+
+
+@pytest.mark.parametrize("n", range(1, 10))
+def test_a_stand_ins_marker_says_what_its_strategy_declares(n: int) -> None:
+    strategy = STRATEGIES[n - 1]
+    histories = {**stand_in_histories(),
+                 2: ([system(), user("task", "u1"), *work("w"), answer("Fixed.", "f1"),
+                      user("next", "u2")], {}),
+                 3: ([system(), user("task", "u1"), *work("w"), answer("Fixed.", "f1"),
+                      user("next", "u2")], {"last_keep": 50}),
+                 5: ([system(), user("task", "u1"), *work("w"), *group("z", SMALL)], {}),
+                 8: ([system(), user("task", "u1"), *work("w")],
+                     {"max_tokens": 1500, "keep_tool_results": 3})}
+    h, kw = histories[n]
+    res = run_alone(n, h, **kw)
+    stand_ins = [m for m in res.messages if is_compressed(m)]
+    assert stand_ins
+    for m in stand_ins:
+        marker = meta(m)
+        assert marker["strategy"] == n
+        assert marker["range"] is strategy.writes_summary
+        assert bool(marker.get("closes_round")) is strategy.closes_round
+
+
+def test_strategies_declare_what_the_pipeline_reads() -> None:
+    assert [s.number for s in STRATEGIES] == list(range(1, 10))
+    assert len({s.name for s in STRATEGIES}) == 9
+    for s in STRATEGIES:
+        assert s.last_resort is (s.runs_when == "over_budget"), s.name
+        assert not (s.uses_llm and s.last_resort), s.name  # a last resort needs no model
+    assert [s.name for s in STRATEGIES if s.last_resort] == [
+        "offload_history", "offload_working_set", "user_turns"]
+    assert STRATEGIES[-1].name == "user_turns"  # the user's words go last
+
+
+def test_a_marker_from_an_older_checkpoint_is_read_by_its_strategy_number() -> None:
+    def stand_in(strategy: int) -> Message:
+        old = {"ctxmgr": {"compressed": True, "strategy": strategy, "offload_id": "0" * 32}}
+        return Message(role="assistant", content=answer("summary", "x").content, id=f"s{strategy}",
+                       metadata=old)
+
+    ranges = {n for n in range(1, 9) if CompressedMarker.of(stand_in(n)).range}  # type: ignore[union-attr]
+    assert ranges == {1, 4, 6, 7}  # the strategies that then wrote one message for a range
+    assert [n for n in range(1, 9) if closes_round(stand_in(n))] == [4]
+    # an old round summary still ends its round and is never taken for the agent's answer
+    h = [system(), user("task", "u1"), stand_in(4), user("next", "u2"), answer("done", "f2"),
+         user("last", "u3")]
+    assert not is_final_answer(h[2])
+    assert layout(h, config(), C).rounds == ((1, 2), (3, 4))

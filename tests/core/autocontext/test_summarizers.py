@@ -4,20 +4,52 @@ empty answer): the strategy is skipped, nothing is lost and the agent goes on.""
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
-from functools import partial
+from functools import cache, partial
 
 import builders
 import pytest
-from builders import LARGE, C, dicts, expand, plain_window
+from builders import (
+    LARGE,
+    C,
+    answer,
+    call,
+    dicts,
+    expand,
+    groups,
+    plain_window,
+    result,
+    user,
+)
 
+from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.identifiers import distinctive_strings
 from ctxmgr.autocontext.memory import AutoContextMemory
-from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore, offload_tag
+from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
 from ctxmgr.autocontext.processor import ContextProcessor
+from ctxmgr.autocontext.prompts import (
+    CURRENT_LARGE_PROMPT,
+    CURRENT_ROUND_PROMPT,
+    PREVIOUS_ROUND_PROMPT,
+    SUMMARY_SECTIONS,
+    TOOL_RUN_PROMPT,
+)
+from ctxmgr.autocontext.record import record_lines
+from ctxmgr.autocontext.standing import (
+    Statement,
+    latest,
+    sentences,
+    statements_of,
+    value_kinds,
+)
+from ctxmgr.autocontext.strategies.base import summary_message
+from ctxmgr.autocontext.strategies.tool_runs import ToolRuns
 from ctxmgr.autocontext.summarizers import (
     ExtractiveSummarizer,
     SummaryOutcome,
@@ -25,6 +57,7 @@ from ctxmgr.autocontext.summarizers import (
     render_transcript,
     summarize_safely,
 )
+from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import (
     Message,
     TextBlock,
@@ -33,6 +66,8 @@ from ctxmgr.messages import (
     text_message,
 )
 from ctxmgr.pairing import validate_pairing
+from ctxmgr.replay.instructions import SessionSpec, filler, generate_session
+from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.store.memory import InMemoryStore
 
 TIMEOUT = 0.2
@@ -383,42 +418,363 @@ def test_a_summarizer_raising_its_own_timeout_error_is_reported_as_raising_it(
 
 # ================================================================= the extractive summarizer
 
+# Whole items a summary may show: what the user said, the calls as the record names them,
+# result lines (markup out, whitespace collapsed) and the agent's sentences. Written out
+# here from the definitions, not from the summarizer's own helpers.
 
-def test_extractive_summary_keeps_tool_calls_with_exact_arguments_and_signal_lines() -> None:
-    result = "\n".join(["line one", "line two", *(f"noise {i}" for i in range(50)),
+def input_items(messages: Sequence[Message]) -> set[str]:
+    items: set[str] = set()
+    for m in messages:
+        if m.role == "user":
+            items.update(sentences(m.text))
+        if m.role == "assistant":
+            items.update(sentences(m.text))
+        for r in m.tool_results:
+            items.update(collapse_whitespace(re.sub(r"<[^>]*>", "", line))
+                         for line in r.text.splitlines())
+    calls, _, _ = record_lines(messages)
+    items.update(f"{name}: {entry}" for name, entry in calls)
+    return items
+
+
+COUNT_LINE = re.compile(r"^\(\+(\d+) more items? in the original\)$")
+
+
+def sections(summary: str) -> dict[str, list[str]]:
+    """The item lines of ``summary`` under each section header, in order of the headers."""
+    lines = summary.splitlines()
+    assert lines[0] == "Summary of earlier messages:"
+    out: dict[str, list[str]] = {}
+    current = None
+    for line in lines[1:]:
+        if line.removesuffix(":") in SUMMARY_SECTIONS:
+            current = line.removesuffix(":")
+            out[current] = []
+        elif line.startswith("- "):
+            assert current is not None, line
+            out[current].append(line[2:])
+        else:
+            assert COUNT_LINE.match(line) or line == "(nothing to keep)", line
+    return out
+
+
+def left_out(summary: str) -> int:
+    match = COUNT_LINE.match(summary.splitlines()[-1])
+    return int(match.group(1)) if match else 0
+
+
+def shown(summary: str) -> int:
+    return sum(map(len, sections(summary).values()))
+
+
+def shape(line: str) -> str:
+    """``line`` with its numbers blanked out."""
+    return re.sub(r"\d+(?:[.,:]\d+)*", "#", line.lower())
+
+
+def has_value(sentence: str) -> bool:
+    """A number, a quoted or distinctive string (a path, an id), a name or an amount."""
+    return bool(value_kinds(sentence)) or any(distinctive_strings(sentence))
+
+
+def swe_ranges(runs: Sequence[Trajectory]) -> list[list[Message]]:
+    """Ranges of the recorded coding runs a summarizer is given: a short tool run, a
+    long one, and everything after the task."""
+    return [list(r.messages[a:b]) for r in runs for a, b in ((2, 16), (20, 90), (2, None))]
+
+
+@cache
+def generated(n: int = 3) -> tuple[tuple[Message, ...], ...]:
+    """Generated sessions of both kinds and both phrasing families, without the system
+    prompt and the task (pinned, never in a summarized range)."""
+    return tuple(generate_session(seed, SessionSpec(kind=kind, family=family)).messages[2:]
+                 for seed in range(n) for kind in ("chat", "tools")
+                 for family in ("design", "heldout"))
+
+
+WHOLE = ExtractiveSummarizer(max_chars=10**7)
+"""Room for everything: what the summarizer finds worth keeping."""
+
+
+def test_extractive_summary_drops_acknowledgements_and_announced_steps_on_generated_sessions(
+) -> None:
+    # the generator's own acknowledgements and step announcements, in every phrasing it
+    # has, between the user's turns and tool calls (the summarizer knows none of them)
+    boilerplate = {s for text in (*filler._ACKS, *filler._INTROS) for s in sentences(text)}
+    seen = refrains = 0
+    for session in generated():
+        said = [s for m in session if m.role == "assistant" for s in sentences(m.text)]
+        seen += len(set(said) & boilerplate)
+        agent = sections(WHOLE.summarize(session, "i")).get(SUMMARY_SECTIONS[3], [])
+        assert not set(agent) & boilerplate
+        # an explanation the agent gives again and again, with nothing in it, goes too
+        times = Counter(shape(s) for s in said)
+        said_again = {s for s in said if times[shape(s)] > 1 and not has_value(s)}
+        refrains += len(said_again)
+        assert not set(agent) & said_again
+        assert agent  # the agent's explanations are there: not everything was dropped
+    assert seen > 20 and refrains > 20
+
+
+def test_extractive_summary_drops_announced_steps_of_recorded_runs_but_keeps_their_findings(
+    swe_trajectories: list[Trajectory],
+) -> None:
+    for run in swe_trajectories:
+        messages = list(run.messages[2:])
+        agent = sections(WHOLE.summarize(messages, "i"))[SUMMARY_SECTIONS[3]]
+        said = [s for m in messages if m.role == "assistant" for s in sentences(m.text)]
+        # "Let me check the file:", "Now I'll run the tests." with nothing else in them
+        announced = [s for s in said if re.match(r"(\w+,? )?(let me|i'll|i will) ", s, re.I)
+                     and not any(distinctive_strings(s)) and not re.search(r"\d", s)]
+        assert len(announced) > 5 and not set(announced) & set(agent)
+        # a sentence naming an identifier the calls do not show, said once (numbers
+        # aside: "line 5 ..." and "line 9 ..." are one line said twice), stays
+        calls = "\n".join(sections(WHOLE.summarize(messages, "i"))[SUMMARY_SECTIONS[1]])
+        times = Counter(shape(s) for s in said)
+        once = [s for s in said if times[shape(s)] == 1]
+        telling = [s for s in once if any(d not in calls for d in distinctive_strings(s))]
+        assert telling and set(telling) <= set(agent)
+
+
+def test_extractive_summary_keeps_a_recurring_line_once_at_its_latest() -> None:
+    steps = [m for k in range(1, 6) for m in (
+        call(f"c{k}", f"a{k}", text=f"Step {k} of 5 passed. Let me run the next one.",
+             args={"command": f"./check.sh --step {k}"}),
+        result(f"c{k}", f"progress: {k * 20}% done\nstep {k} finished in {k}.5s", f"t{k}"))]
+    summary = WHOLE.summarize(steps, "i")
+    agent, findings = (sections(summary)[SUMMARY_SECTIONS[k]] for k in (3, 2))
+    assert agent == ["Step 5 of 5 passed."]
+    assert findings == ["progress: 100% done", "step 5 finished in 5.5s"]
+    # every call stays: each did something else
+    assert sections(summary)[SUMMARY_SECTIONS[1]] == [
+        f"bash: ./check.sh --step {k}" for k in range(1, 6)]
+
+
+def test_no_two_lines_of_a_summary_differ_only_in_their_numbers(
+    swe_trajectories: list[Trajectory],
+) -> None:
+    for messages in [*swe_ranges(swe_trajectories), *generated(2)]:
+        parts = sections(WHOLE.summarize(messages, "i"))
+        for name in SUMMARY_SECTIONS[2:]:
+            shapes = [shape(line) for line in parts.get(name, [])]
+            assert len(shapes) == len(set(shapes)), name
+
+
+def test_extractive_summary_puts_what_the_user_said_first_verbatim_at_its_latest_value(
+) -> None:
+    for session in generated():
+        history = session[:-1]
+        said = [Statement(s.text, (i, *s.order), s.pasted)
+                for i, m in enumerate(history) if m.role == "user" for s in statements_of(m)]
+        own = [s for s in said if not s.pasted]
+        pasted = {s.text for s in said if s.pasted} - {s.text for s in own}
+        summary = WHOLE.summarize(history, "i")
+        parts = sections(summary)
+        assert next(iter(parts)) == SUMMARY_SECTIONS[0]
+        lines = parts[SUMMARY_SECTIONS[0]]
+        # what they said themselves, each value at its latest; the lines of what they
+        # pasted (a log, an email) besides, once each
+        assert [line for line in lines if line not in pasted] == [s.text for s in latest(own)]
+        assert {line for line in lines if line in pasted} == pasted
+
+    changed = [user("Keep the export under 40 workers. Never touch the prod database.", "u1"),
+               *group("g1", 200),
+               user("Change of plan: keep the export under 55 workers.", "u2"),
+               answer("Got it. The export now runs with a cap of 55 workers.", "a2")]
+    assert sections(WHOLE.summarize(changed, "i"))[SUMMARY_SECTIONS[0]] == [
+        "Never touch the prod database.", "Change of plan: keep the export under 55 workers."]
+
+
+def test_when_room_is_short_the_user_statements_with_values_go_before_the_rest() -> None:
+    for session in generated():
+        history = session[:-1]
+        summary = ExtractiveSummarizer(max_chars=1200).summarize(history, "i")
+        user_lines = sections(summary).get(SUMMARY_SECTIONS[0], [])
+        valued = [s for m in history if m.role == "user" for s in statements_of(m)
+                  if value_kinds(s.text) and not s.pasted]
+        assert user_lines and all(value_kinds(line) for line in user_lines[:5])
+        assert len(valued) > len(user_lines)  # the room was short indeed
+
+
+def test_extractive_summary_lists_calls_then_findings_then_the_agents_words(
+    swe_trajectories: list[Trajectory],
+) -> None:
+    for messages in swe_ranges(swe_trajectories):
+        parts = sections(WHOLE.summarize(messages, "i"))
+        assert list(parts) == [SUMMARY_SECTIONS[k] for k in (1, 2, 3)]
+        calls, _, _ = record_lines(messages)
+        lines = [f"{name}: {entry}" for name, entry in calls]
+        # each call as the stand-in's record names it, once, in the order made
+        assert parts[SUMMARY_SECTIONS[1]] == list(reversed(dict.fromkeys(reversed(lines))))
+
+
+def test_a_short_summary_names_the_oldest_calls_and_its_record_the_newest(
+    swe_trajectories: list[Trajectory],
+) -> None:
+    for run in swe_trajectories:
+        messages = list(run.messages[2:90])
+        summary = ExtractiveSummarizer(max_chars=800).summarize(messages, "i")
+        stand_in = summary_message(messages, summary, "a" * 32, by=ToolRuns(),
+                                   record_chars=800).text
+        calls, _, _ = record_lines(messages)
+        named = [k for k, (name, entry) in enumerate(calls) if f"{name}: {entry}" in summary]
+        recorded = [k for k, (_, entry) in enumerate(calls)
+                    if entry in stand_in[len(summary):]]
+        assert named[0] == 0 and len(named) < len(calls)  # from the first call on
+        assert recorded[-1] == len(calls) - 1  # back from the last
+        # together they name more of the calls than the record alone
+        assert len(set(named) | set(recorded)) > len(recorded)
+
+
+@pytest.mark.parametrize("max_chars", [150, 400, 1000, 2500])
+def test_extractive_summary_never_cuts_an_item_and_counts_what_it_left_out(
+    swe_trajectories: list[Trajectory], max_chars: int,
+) -> None:
+    small = ExtractiveSummarizer(max_chars=max_chars)
+    counted = 0
+    for messages in [*swe_ranges(swe_trajectories), *generated(1)]:
+        whole = input_items(messages)
+        summary = small.summarize(messages, "i")
+        assert len(summary.split("\n", 1)[1]) <= max_chars
+        for lines in sections(summary).values():
+            assert set(lines) <= whole  # every line is a whole item of the input
+        everything = WHOLE.summarize(messages, "i")
+        assert left_out(everything) == 0
+        assert left_out(summary) == shown(everything) - shown(summary)
+        counted += left_out(summary) > 0
+    assert counted >= 10  # the room was short for most ranges
+
+
+def test_the_count_line_says_one_item_when_one_is_left_out() -> None:
+    two = [user("Keep the export under 40 workers.", "u1"),
+           user("Never touch the prod database.", "u2")]
+    summary = ExtractiveSummarizer(max_chars=120).summarize(two, "i")
+    assert summary.splitlines()[1:] == [f"{SUMMARY_SECTIONS[0]}:",
+                                        "- Keep the export under 40 workers.",
+                                        "(+1 more item in the original)"]
+
+
+def test_extractive_summary_carries_an_earlier_summary_forward_section_by_section() -> None:
+    first = [user("Never touch the prod database. Keep the export under 40 workers.", "u1"),
+             *group("g1", 300), *group("g2", 300),
+             answer("The export fails because src/export/job.py reads BATCH_SIZE twice.",
+                    "a1")]
+    earlier = WHOLE.summarize(first, "i")
+    stand_in = summary_message(first, earlier, "a" * 32, by=ToolRuns(), record_chars=2000,
+                               identifiers_chars=300)
+    assert "Tool calls in this range" in stand_in.text  # the record, which goes with it
+    later = [*group("g3", 300),
+             user("Keep the export under 55 workers from now on.", "u2"),
+             answer("Fixed: src/export/job.py reads BATCH_SIZE once.", "a2")]
+    for carried in (stand_in, *from_openai(to_openai([stand_in]))):  # markers lost too
+        summary = WHOLE.summarize([carried, *later], "i")
+        parts = sections(summary)
+        assert summary.count("Summary of earlier messages:") == 1
+        assert "Tool calls in this range" not in summary and "CONTEXT_OFFLOAD" not in summary
+        assert "Identifiers in the original" not in summary
+        assert parts[SUMMARY_SECTIONS[0]] == [  # the latest value, across the roll
+            "Never touch the prod database.", "Keep the export under 55 workers from now on."]
+        assert parts[SUMMARY_SECTIONS[1]] == ["bash: cat g1", "bash: cat g2", "bash: cat g3"]
+        assert parts[SUMMARY_SECTIONS[3]] == [
+            "The export fails because src/export/job.py reads BATCH_SIZE twice.",
+            "Fixed: src/export/job.py reads BATCH_SIZE once."]
+
+
+def test_an_llm_summary_in_the_range_is_carried_as_its_lines() -> None:
+    llm = ("Summary of earlier messages:\n"
+           "The agent traced the failure to the retry loop in src/common/retry.py.\n"
+           "## Findings\n- `MAX_RETRIES` is read from RETRY_LIMIT, unset in CI.\n"
+           "Open items:\n- decide whether CI should set RETRY_LIMIT")
+    earlier = Message(role="assistant", id="s", content=(TextBlock(text=llm),))
+    parts = sections(WHOLE.summarize([earlier, *group("n", 10)], "i"))
+    assert parts[SUMMARY_SECTIONS[1]][0] == ("The agent traced the failure to the retry loop "
+                                            "in src/common/retry.py.")
+    assert "`MAX_RETRIES` is read from RETRY_LIMIT, unset in CI." in parts[SUMMARY_SECTIONS[2]]
+    assert parts[SUMMARY_SECTIONS[3]] == ["decide whether CI should set RETRY_LIMIT"]
+
+
+def test_a_rolled_summary_adds_what_earlier_summaries_left_out_to_its_count(
+    swe_trajectories: list[Trajectory],
+) -> None:
+    messages = list(swe_trajectories[0].messages[2:60])
+    small = ExtractiveSummarizer(max_chars=500)
+    earlier = small.summarize(messages[:40], "i")
+    stand_in = Message(role="assistant", id="s", content=(TextBlock(text=earlier),))
+    rolled = small.summarize([stand_in, *messages[40:]], "i")
+    assert left_out(earlier) > 0 and left_out(rolled) >= left_out(earlier)
+
+
+def test_extractive_summary_keeps_tool_calls_and_signal_lines() -> None:
+    output = "\n".join(["line one", "line two", *(f"noise {i}" for i in range(50)),
                         "ValueError: bad header in src/io.py:42", "noise again"])
     msgs = [
         Message(role="assistant", id="a", content=(
             TextBlock(text="Let me look at the reader.\nmore thoughts"),
             ToolUseBlock(id="c1", name="bash", input={"command": "grep -n 'def read' src/io.py"}))),
-        Message(role="tool", id="t", content=(ToolResultBlock(tool_use_id="c1", content=result),)),
+        Message(role="tool", id="t", content=(ToolResultBlock(tool_use_id="c1", content=output),)),
     ]
     text = ExtractiveSummarizer().summarize(msgs, "instr")
-    assert text.startswith("Summary of earlier messages:")
-    assert '- called bash({"command": "grep -n \'def read\' src/io.py"})' in text
-    assert "- assistant: Let me look at the reader." in text and "more thoughts" not in text
-    assert "  > line one" in text and "  > line two" in text
-    assert "  > ValueError: bad header in src/io.py:42" in text
-    assert "noise 3" not in text
+    assert sections(text) == {
+        "Done so far": ["bash: grep -n 'def read' src/io.py"],
+        "Findings": ["line one", "line two", "ValueError: bad header in src/io.py:42"]}
 
 
-def test_extractive_summary_is_deterministic_and_bounded() -> None:
-    msgs = [m for k in range(40) for m in group(f"k{k}", 100, command="x" * 500)]
+def test_a_failed_calls_error_line_is_shown_once_with_the_call() -> None:
+    output = ("<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n"
+              '  File "t.py", line 3, in <module>\n    import sqlparse\n'
+              "ModuleNotFoundError: No module named 'sqlparse'\n</output>")
+    msgs = [call("c1", "a", args={"command": "python t.py"}), result("c1", output, "t")]
+    parts = sections(WHOLE.summarize(msgs, "i"))
+    assert parts[SUMMARY_SECTIONS[1]] == [
+        "bash: python t.py → exit 1: ModuleNotFoundError: No module named 'sqlparse'"]
+    assert "ModuleNotFoundError: No module named 'sqlparse'" not in parts[SUMMARY_SECTIONS[2]]
+
+
+def test_a_pasted_log_does_not_crowd_out_what_the_user_asked_or_what_the_agent_did() -> None:
+    log = "\n".join(f"2024-05-{d:02d}T10:00:00Z WARN job retried req={d * 7919:08x}"
+                    for d in range(1, 29))
+    msgs = [user("Keep the export under 40 workers.", "u1"),
+            user(f"Here is the log:\n{log}", "u2"), *groups("g", 3, 200)]
+    parts = sections(ExtractiveSummarizer(max_chars=700).summarize(msgs, "i"))
+    said = parts[SUMMARY_SECTIONS[0]]
+    assert said[0] == "Keep the export under 40 workers."
+    assert parts[SUMMARY_SECTIONS[1]] == ["bash: cat g0.py", "bash: cat g1.py", "bash: cat g2.py"]
+    assert 0 < len(said) - 1 < 28  # some of the log, in the room left
+
+
+def test_a_result_an_earlier_summary_replaced_is_read_back_not_taken_for_output() -> None:
+    earlier = WHOLE.summarize([*group("g1", 300), answer("Found: BATCH_SIZE is read "
+                                                         "twice in src/export/job.py.", "a")],
+                              "i")
+    summarized = result("c9", f"{earlier}\n<!-- CONTEXT_OFFLOAD: uuid={'b' * 32} -->", "t9")
+    parts = sections(WHOLE.summarize([call("c9", "a9"), summarized], "i"))
+    assert parts[SUMMARY_SECTIONS[3]] == ["Found: BATCH_SIZE is read twice in src/export/job.py."]
+    assert "bash: cat g1" in parts[SUMMARY_SECTIONS[1]]
+    assert not any("Summary of" in line for line in parts.get(SUMMARY_SECTIONS[2], []))
+
+
+def test_extractive_summary_is_deterministic_and_bounded(
+    swe_trajectories: list[Trajectory],
+) -> None:
     s = ExtractiveSummarizer(max_chars=1000)
-    first = s.summarize(msgs, "i")
-    assert first == s.summarize(msgs, "i") == asyncio.run(s.asummarize(msgs, "i"))
-    assert len(first.split("\n", 1)[1]) <= 1000
+    for messages in swe_ranges(swe_trajectories):
+        first = s.summarize(messages, "i")
+        assert first == s.summarize(list(messages), "other") == asyncio.run(
+            s.asummarize(messages, "i"))
+        assert len(first.split("\n", 1)[1]) <= 1000
 
 
-def test_extractive_summary_carries_an_earlier_summary_forward_without_its_tag() -> None:
-    earlier = Message(role="assistant", id="s",
-                      content=(TextBlock(text="Summary of earlier messages:\n- called ls()\n"
-                                              + offload_tag("a" * 32)),),
-                      metadata={"ctxmgr": {"compressed": True, "strategy": 1,
-                                           "offload_id": "a" * 32}})
-    text = ExtractiveSummarizer().summarize([earlier, *group("n", 10)], "i")
-    assert "- called ls()" in text and "CONTEXT_OFFLOAD" not in text
-    assert text.count("Summary of earlier messages:") == 1
+def test_the_llm_prompts_ask_for_the_summary_sections_and_the_users_words_verbatim() -> None:
+    for prompt in (TOOL_RUN_PROMPT, PREVIOUS_ROUND_PROMPT, CURRENT_LARGE_PROMPT,
+                   CURRENT_ROUND_PROMPT):
+        at = [prompt.index(f"{name}:") for name in SUMMARY_SECTIONS]
+        assert at == sorted(at)  # every section, in order, user's instructions first
+        user_part = prompt[at[0]:at[1]]
+        for words in ("instruction", "constraint", "preference", "value", "word for word",
+                      "latest"):
+            assert words in user_part
+        assert "exact arguments" in prompt and "error messages" in prompt
+        assert "list of the tool calls is appended after your summary" in prompt
 
 
 def test_render_transcript_shows_roles_calls_and_results() -> None:

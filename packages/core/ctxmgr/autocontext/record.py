@@ -188,7 +188,12 @@ def range_record(messages: Sequence[Message], max_chars: int, *, agent_text: boo
     calls, files, older = record_lines(messages)
     if not calls:
         return _said(messages, max_chars) if agent_text else ""
-    room = max_chars - len(CALLS_HEADER) - 40  # the header, the line counting older calls
+    # the header, and the line counting older calls (40 characters hold a count of up to
+    # three digits; a rolled record may count more)
+    reserve = max(40, len(f"\n(+{older + len(calls)} older tool calls in the original)"))
+    room = max_chars - len(CALLS_HEADER) - reserve
+    if room < 0:
+        return ""  # not even the header and the count fit: no record rather than too long
     kept, size, name = 0, 0, None
     for tool, entry in reversed(calls):
         cost = len(entry) + 1 + (len(tool) + 2 if tool != name else 0)

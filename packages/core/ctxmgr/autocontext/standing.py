@@ -159,11 +159,18 @@ def value_kinds(sentence: str) -> frozenset[str]:
         kinds.add("time")
     if _ISO_DATE.search(sentence) or _MONTH_DATE.search(low) or _WEEKDAY.search(low):
         kinds.add("date")
-    if not kinds & {"money", "percent", "time", "date"}:
-        for match in _NUMBER_UNIT.finditer(sentence):
-            unit = match.group(1)
-            kinds.add(f"unit:{unit.lower().rstrip('s')}" if unit and len(unit) > 1
-                      else "number")
+    # a number that is part of an amount, a share, a time or a date is that value; any
+    # other number is a value of its own ("$450 ... within 30 days": money and unit:day)
+    taken = [m.span() for pattern in (_MONEY, _PERCENT, _TIME, _ISO_DATE)
+             for m in pattern.finditer(sentence)]
+    taken += [m.span() for m in _MONTH_DATE.finditer(low)]
+    for match in _NUMBER_UNIT.finditer(sentence):
+        start, end = match.span()
+        if any(start < b and a < end for a, b in taken):
+            continue
+        unit = match.group(1)
+        kinds.add(f"unit:{unit.lower().rstrip('s')}" if unit and len(unit) > 1
+                  else "number")
     if _QUOTED.search(sentence):
         kinds.add("quoted")
     if _names(sentence):

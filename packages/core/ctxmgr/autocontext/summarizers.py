@@ -1,9 +1,10 @@
 """Summarizers: the protocol, a deterministic extractive one, and a safe runner.
 
 A summarizer is any object with ``summarize(messages, instruction) -> str``
-and/or ``async asummarize(messages, instruction) -> str``. The runner gives
-each call a timeout and turns every failure (exception, timeout, empty answer)
-into ``None``: the caller skips its strategy and keeps the data.
+and/or ``async asummarize(messages, instruction) -> str`` (the deterministic one,
+:class:`ExtractiveSummarizer`, is in :mod:`ctxmgr.autocontext.extractive`). The
+runner gives each call a timeout and turns every failure (exception, timeout, empty
+answer) into ``None``: the caller skips its strategy and keeps the data.
 
 A sync call runs in a thread that is abandoned, not killed, when it times out
 (Python cannot stop a thread). A :class:`SummaryWorker` bounds that: it runs
@@ -17,14 +18,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
-from ctxmgr.autocontext.marker import CompressedMarker, strip_offload_tags
+from ctxmgr.autocontext.extractive import ExtractiveSummarizer
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.record import without_record
 from ctxmgr.messages import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
@@ -131,65 +132,6 @@ def clip_for_summary(messages: Sequence[Message], max_chars: int) -> list[Messag
             blocks.append(b)
         out.append(replace(m, content=tuple(blocks)))
     return out
-
-
-_TAGS = re.compile(r"<[^>]*>")  # markup around tool output (<output>, <returncode>0</...>)
-_SIGNAL = re.compile(
-    r"(error|exception|traceback|failed|failure|assert|warning|fixed|changed|created|"
-    r"modified|passed|returncode>[1-9])", re.IGNORECASE)
-
-
-class ExtractiveSummarizer:
-    """A deterministic summarizer that needs no LLM (offline use, tests, fallback).
-
-    It keeps every tool call with its exact arguments, the first lines of each
-    result and any line that looks like an error or a change, within ``max_chars``.
-    """
-
-    def __init__(self, *, max_chars: int = 2000, head_lines: int = 2) -> None:
-        self.max_chars = max_chars
-        self.head_lines = head_lines
-
-    def summarize(self, messages: Sequence[Message], instruction: str) -> str:
-        out: list[str] = []
-        for m in messages:
-            if CompressedMarker.of(m) is not None:  # an earlier summary or preview: keep it
-                kept = strip_offload_tags(m.text).strip().removeprefix(_HEADER).strip()
-                out.append(kept)
-                if not m.has_tool_blocks:
-                    continue
-            for b in m.content:
-                match b:
-                    case ToolUseBlock():
-                        args = json.dumps(thaw(b.input), ensure_ascii=False)
-                        out.append(f"- called {b.name}({_clip(args, 300)})")
-                    case ToolResultBlock():
-                        out.extend(f"  > {_clip(line, 160)}" for line in self._keep(b.text))
-                    case TextBlock() if m.role in ("assistant", "user") and b.text.strip():
-                        first = b.text.strip().splitlines()[0]
-                        out.append(f"- {m.role}: {_clip(first, 240)}")
-                    case _:
-                        pass
-        text = "\n".join(out) or "(nothing to keep)"
-        if len(text) > self.max_chars:
-            text = text[: self.max_chars - 2].rstrip() + " …"
-        return f"{_HEADER}\n{text}"
-
-    async def asummarize(self, messages: Sequence[Message], instruction: str) -> str:
-        return self.summarize(messages, instruction)
-
-    def _keep(self, text: str) -> list[str]:
-        lines = [ln for ln in text.splitlines() if _TAGS.sub("", ln).strip() not in ("", "0")]
-        head = lines[: self.head_lines]
-        signal = [ln for ln in lines[self.head_lines:] if _SIGNAL.search(ln)][:3]
-        return head + signal
-
-
-_HEADER = "Summary of earlier messages:"
-
-
-def _clip(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _check(text: object) -> SummaryOutcome:

@@ -1,0 +1,342 @@
+"""What the user said that still stands: the sentences strategy 9 carries, verbatim.
+
+What a user relies on: every sentence that holds an instruction, a rule, a value, a
+preference or a goal is kept word for word (only a short opening remark may go), a
+courtesy is not; when a value is changed for the same thing, the latest one stands;
+and when the note cannot hold everything, what binds or carries a value goes first
+and chatter never takes the room of what matters. Checked on hand-made sentences and
+on generated sessions in both phrasing families (``ctxmgr.replay.instructions``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxmgr.autocontext.marker import offload_tag
+from ctxmgr.autocontext.pins import is_user_turn
+from ctxmgr.autocontext.record import CALLS_HEADER
+from ctxmgr.autocontext.standing import (
+    TRIVIAL_WORDS,
+    USER_NOTE_HEADER,
+    Statement,
+    latest,
+    priority,
+    scores,
+    select,
+    sentences,
+    standing_content,
+    statements_of,
+    supersedes,
+    value_kinds,
+)
+from ctxmgr.messages import text_message
+from ctxmgr.replay.instructions import (
+    FAMILIES,
+    KINDS,
+    Session,
+    SessionSpec,
+    filler,
+    generate_session,
+)
+
+
+def said(*texts: str) -> list[Statement]:
+    """Statements in the order given."""
+    return [Statement(t, (k,)) for k, t in enumerate(texts)]
+
+
+def texts(statements: Sequence[Statement]) -> list[str]:
+    return [s.text for s in statements]
+
+
+# ================================================================= sentences
+
+
+def test_a_message_is_cut_into_sentences_at_line_breaks_and_sentence_ends() -> None:
+    assert sentences("First thing. Second thing!\nThird? fourth") == [
+        "First thing.", "Second thing!", "Third?", "fourth"]
+    assert sentences("- Never book a red-eye.\n* Budget: $450.\n2) Aisle seats") == [
+        "Never book a red-eye.", "Budget: $450.", "Aisle seats"]  # bullets left out
+
+
+def test_ctxmgrs_own_markup_is_not_taken_for_the_users_words() -> None:
+    note = "\n".join([USER_NOTE_HEADER, "- Never touch prod.", "(+3 more in the original)",
+                      CALLS_HEADER, "bash:", "rm -rf build/", offload_tag("a" * 32)])
+    assert sentences(note) == ["Never touch prod."]
+    assert sentences("(nothing that still stands)") == []
+
+
+@pytest.mark.parametrize("text", [
+    "Also, never touch the prod database.",
+    "Change of plan: keep replies under 100 words.",
+    "Update on the attachment size: the new limit is 46 MB.",  # the opening names the subject
+    "Reading back through the thread, the timeout is 30 seconds.",
+    "For the record, my account is AC-1234.",
+    "If it is all the same to you, keep replies short.",  # a condition
+    "Unless told otherwise, answer in French.",
+    "Because of the audit, never delete logs.",  # a reason
+    "Don't forget, the cap is $450.",  # a negation
+    "On 2024-05-01, the price doubles.",  # a value
+    "When you are done with the report and the slides and the rest, email me.",  # long
+    "Honestly, do it.",
+])
+def test_a_sentence_keeps_its_opening_verbatim(text: str) -> None:
+    # An opening remark may name what the sentence is about; leaving it off lost updates
+    # ("Update on the attachment size: ..."), and saved little room.
+    assert sentences(text) == [text]
+
+
+def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_verbatim(
+        ) -> None:
+    text = ("ok thanks. Never refund more than $450. go on!\n"
+            "What's the status? Never refund more than $450. Cc me, please.")
+    assert standing_content(text) == ["Never refund more than $450.", "What's the status?",
+                                      "Cc me, please."]
+    assert all(len(s.split()) > TRIVIAL_WORDS or value_kinds(s)
+               for s in standing_content(text))
+    assert standing_content("Port 8443.") == ["Port 8443."]  # short, but it has a value
+
+
+# ================================================================= values and priority
+
+
+@pytest.mark.parametrize(("sentence", "kinds"), [
+    ("The refund cap is $650.", {"money"}),
+    ("Keep the discount under 20%.", {"percent"}),
+    ("Call me at 5:30 pm.", {"time"}),
+    ("Ship it on Friday.", {"date"}),
+    ("Use June 2nd.", {"date"}),  # a month is not a name
+    ("The batch size is 500 rows.", {"unit:row"}),
+    ("Retry 3 times.", {"unit:time"}),
+    ("The answer is 42.", {"number"}),
+    ("Refunds up to $450 within 30 days.", {"money", "unit:day"}),
+    ('Call the project "Blue Heron".', {"quoted", "name"}),
+    ("Send it to Margit Halvorsen.", {"name"}),
+    ("Answer in Czech.", {"name"}),
+    ("The config is in src/app/settings.py", {"id"}),
+    ("I think that is fine.", set()),
+    ("Please keep it short.", set()),
+])
+def test_value_kinds(sentence: str, kinds: set[str]) -> None:
+    assert value_kinds(sentence) == kinds
+
+
+def test_a_value_ranks_above_a_bare_binding_word_which_ranks_above_plain_talk() -> None:
+    assert priority("Never refund more than $450.") > priority("Refunds go to Ana Ruiz.") > \
+        priority("Never use the old portal.") > priority("The portal is slow again.")
+
+
+def test_a_limit_word_binds_only_before_a_value() -> None:
+    assert priority("Keep attachments under 370 MB.") > priority("Attachments are 370 MB.")
+    assert priority("My cat walked over the desk.") == priority("My cat walked across the desk.")
+
+
+def test_a_question_without_a_value_ranks_below_a_statement() -> None:
+    assert priority("what do you suggest we do next?") < priority("we should do the refund next.")
+
+
+def test_a_repeated_remark_and_a_remark_about_the_moment_rank_lower_unless_an_update() -> None:
+    assert priority("It's 5:31 here.", repeated=True) < priority("It's 5:31 here.")
+    assert priority("The cap is 500 MB today.") < priority("The cap is 500 MB.")
+    assert priority("The cap is 500 MB today.", update=True) == priority("The cap is 500 MB.")
+
+
+COURTESIES = ("thanks a lot, that's really helpful!", "ok, sounds good to me", "great, go on",
+              "perfect, thank you so much", "cool cool", "nice work", "appreciate it",
+              "alright then", "yes please go ahead", "sure, whatever you think is best",
+              "what's next?", "haha yes", "that works for me", "makes sense now")
+VALUES = ("Refunds above $200 need my approval.", "use port 8443 for staging",
+          "The deadline is 2024-06-30.", "keep each reply under 120 words",
+          "my account number is AC-993120", "Address me as Dr. Okafor.",
+          "the backlog should be down to 40 tickets", "Answer in Portuguese.",
+          "The cap is 500 MB today.", "page me at 07:30 if it fails")
+
+
+@pytest.mark.parametrize("courtesy", COURTESIES)
+def test_a_courtesy_never_outranks_a_sentence_with_a_value(courtesy: str) -> None:
+    lowest = min(priority(v) for v in VALUES)
+    for s in sentences(courtesy):
+        assert priority(s) < lowest
+
+
+# ================================================================= the latest value
+
+
+def test_a_new_value_for_the_same_thing_replaces_the_old_one() -> None:
+    assert supersedes("The planned downtime is now 125 minutes.",
+                      "Keep the planned downtime under 222 minutes.")
+    assert supersedes("The refund cap is $650 now.", "The refund cap is $450.")
+    assert supersedes("The deadline moved to 2024-06-01.", "The deadline is 2024-05-17.")
+
+
+def test_a_value_for_another_thing_or_of_another_kind_replaces_nothing() -> None:
+    assert not supersedes("The hotel rate must stay under $200.", "The refund cap is $450.")
+    assert not supersedes("Call the refund team at 5 pm.", "The refund cap is $450.")
+    assert not supersedes("Never book a red-eye.", "The refund cap is $450.")
+
+
+def test_a_later_sentence_that_would_lose_one_of_the_earlier_values_replaces_nothing() -> None:
+    earlier = "The refund cap is $450 and the refund window is 30 days."
+    assert not supersedes("The refund cap is $650 now.", earlier)
+
+
+def test_a_restatement_with_every_value_again_replaces_the_earlier_one_whatever_its_words(
+        ) -> None:
+    assert supersedes("Again: 370 MB is the cap for attachments", "Attachments stop at 370 MB.")
+
+
+def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> None:
+    a = "The warehouse code changed this morning to WH-1001."
+    b = "The ticket changed this morning to TCK-2002."
+    assert supersedes(b, a)  # alone, the shared words look like one subject
+    conversation = said(a, b, "The order changed this morning to ORD-3003.",
+                        "The host changed this morning to db-4.internal.")
+    assert texts(latest(conversation)) == texts(conversation)  # four things, four values
+
+
+def test_latest_keeps_one_of_equal_statements_and_only_the_newest_value_in_order() -> None:
+    stated = said("The refund cap is $450.", "Never touch prod.", "The refund cap is $450.",
+                  "Answer in Czech.", "The refund cap is $650 now.")
+    assert texts(latest(stated)) == ["Never touch prod.", "Answer in Czech.",
+                                     "The refund cap is $650 now."]
+    assert latest(reversed(stated)) == latest(stated)  # by when it was said, not list order
+
+
+# ================================================================= reading a message
+
+
+def test_a_user_message_stands_for_its_standing_content_in_order() -> None:
+    m = text_message("user", "Thanks! Never touch prod. The cap is $450.", id="u")
+    assert statements_of(m) == said("Never touch prod.", "The cap is $450.")
+
+
+def test_a_note_ctxmgr_wrote_is_read_back_line_by_line_as_the_users_words() -> None:
+    note = text_message("user", "\n".join([
+        USER_NOTE_HEADER, "- Never touch prod. Ever.", "- The cap is $650 now.",
+        "(+2 more in the original)", CALLS_HEADER, "bash:", "- not a user line",
+        offload_tag("b" * 32)]), id="n")
+    assert statements_of(note) == said("Never touch prod. Ever.", "The cap is $650 now.")
+
+
+def test_a_pasted_text_ranks_after_what_the_user_wrote_around_it() -> None:
+    body = "\n".join(filler._EMAIL_LINES[:6])
+    m = text_message("user", f"Here is what the customer wrote:\n\n{body}\n\n"
+                             "Never offer more than a $20 voucher.", id="u")
+    found = statements_of(m)
+    own = [s for s in found if not s.pasted]
+    assert texts(own) == ["Here is what the customer wrote:",
+                          "Never offer more than a $20 voucher."]
+    assert {s.text for s in found if s.pasted} == set(filler._EMAIL_LINES[:6])
+    score = scores(found)
+    rule = next(s for s in found if "voucher" in s.text)
+    assert all(score[s.order] < score[rule.order] for s in found if s.pasted)
+
+
+def test_a_short_message_is_never_taken_for_a_paste() -> None:
+    m = text_message("user", "Never touch prod.\nThe cap is $450.\nAnswer in Czech.", id="u")
+    assert not any(s.pasted for s in statements_of(m))
+
+
+# ================================================================= selecting within a cap
+
+
+def test_select_keeps_everything_that_fits_in_the_order_it_was_said() -> None:
+    stated = said("Never touch prod.", "what's next?", "The cap is $450.")
+    kept, left_out = select(stated, 1000)
+    assert (kept, left_out) == (stated, 0)
+
+
+def test_select_takes_the_highest_priority_first_and_counts_what_it_left_out() -> None:
+    stated = said("The portal is slow again today.", "Never refund more than $450.",
+                  "Never use the old portal.", "what do you suggest?")
+    kept, left_out = select(stated, len("Never refund more than $450.") + 3)
+    assert texts(kept) == ["Never refund more than $450."] and left_out == 3
+
+
+def test_select_does_not_fill_the_room_left_with_lower_priorities() -> None:
+    big = "Never refund more than $450 unless " + "the manager says so " * 5 + "in writing."
+    stated = said("ok so what now?", big, "Never refund more than $300 to one customer.",
+                  "Fine.")
+    cap = len(stated[2].text) + 3 + 20  # the second value fits, the long one does not
+    kept, left_out = select(stated, cap)
+    # the question would fit in the 20 characters left, but it ranks below the value
+    # that did not fit: room is not filled with chatter
+    assert texts(kept) == [stated[2].text] and left_out == 3
+
+
+def test_select_breaks_ties_by_recency() -> None:
+    stated = said("Use port 8443.", "Use port 9443.")  # equal priority
+    kept, _ = select(stated, len("Use port 9443.") + 3)
+    assert texts(kept) == ["Use port 9443."]
+
+
+PHRASINGS = (*VALUES, *COURTESIES, "Never use the old portal.", "The portal is slow again.",
+             "It's 5:31 here, so not much time left.", "It's 6:02 here, so not much time left.",
+             "Please don't email the customer directly.", "We should always cc finance.",
+             "Some pasted paragraph about the return policy and its conditions.")
+
+
+@settings(max_examples=150, deadline=None)
+@given(chosen=st.lists(st.tuples(st.sampled_from(PHRASINGS), st.booleans()), max_size=14),
+       cap=st.integers(0, 600))
+def test_select_stays_within_its_cap_and_never_keeps_a_lower_priority_over_a_higher_one(
+        chosen: list[tuple[str, bool]], cap: int) -> None:
+    stated = [Statement(text, (k,), pasted) for k, (text, pasted) in enumerate(chosen)]
+    kept, left_out = select(stated, cap)
+    assert sum(len(s.text) + 3 for s in kept) <= cap
+    assert left_out == len(stated) - len(kept)
+    assert [s.order for s in kept] == sorted(s.order for s in kept)  # in the order said
+    assert set(kept) <= set(stated)
+    score = scores(stated)
+    dropped = [s for s in stated if s not in kept]
+    if kept and dropped:
+        assert min(score[s.order] for s in kept) >= max(score[s.order] for s in dropped)
+    if sum(len(s.text) + 3 for s in stated) <= cap:
+        assert left_out == 0
+    assert select(stated, cap) == (kept, left_out)  # deterministic
+
+
+# ================================================================= many phrasings
+
+
+@pytest.fixture(scope="module")
+def sessions() -> list[Session]:
+    """Four sessions of each kind and phrasing family (the held-out family was not used
+    to design the selection)."""
+    return [generate_session(seed, SessionSpec(kind=kind, family=family))
+            for family in FAMILIES for kind in KINDS for seed in range(4)]
+
+
+def test_every_planted_sentence_keeps_its_values_in_its_messages_standing_content(
+        sessions: list[Session]) -> None:
+    checked = 0
+    for session in sessions:
+        by_id = {m.id: m for m in session.messages}
+        for item in session.items:
+            for sentence, message_id in zip(item.said, item.message_ids, strict=True):
+                values = [v for v in (*item.values, *item.replaced) if v in sentence]
+                found = statements_of(by_id[message_id])
+                assert any(all(v in s.text for v in values) for s in found), (sentence, found)
+                for s in found:
+                    assert s.text in by_id[message_id].text  # verbatim
+                checked += 1
+    assert checked > 400
+
+
+def test_no_courtesy_of_a_generated_session_outranks_a_planted_statement(
+        sessions: list[Session]) -> None:
+    plain = {*filler._COURTESIES, *filler._QUESTIONS}
+    for session in sessions:
+        stated = [Statement(s.text, (i, *s.order), s.pasted)
+                  for i, m in enumerate(session.messages) if is_user_turn(m)
+                  for s in statements_of(m)]
+        score = scores(stated)
+        values = [v for item in session.items for v in item.values]
+        planted = [score[s.order] for s in stated if any(v in s.text for v in values)]
+        chatter = [score[s.order] for s in stated if s.text in plain]
+        assert planted and chatter
+        assert max(chatter) < min(planted), session.id
