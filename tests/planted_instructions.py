@@ -140,30 +140,12 @@ class InstructionLost(AssertionError):
 # ---------------------------------------------------------------- what ctxmgr loses today
 
 _LOST: dict[tuple[str, int], str] = {
-    ("chat", 1): (
-        "i03 (safety) 'Susbcription SUB-80025 is not to be cancelled by anyone but me' "
-        "leaves the note: the user ran it on from another item ('... cant go over 26 "
-        "workers btw Susbcription SUB-80025 ...', no full stop), and standing.supersedes "
-        "drops the whole run-on sentence when that item (parallel workers) changes"),
-    ("chat", 4): (
-        "i12 (goal) 'they expect that the landing page loads in under 1.3 seconds' leaves "
-        "the note for 'Is there any way to hold the API timeout under 281 seconds?', "
-        "another item: standing.supersedes pairs them on 'under seconds', the value's own "
-        "unit and the word before it, not the thing it is about"),
-    ("tools", 0): (
-        "standing.supersedes drops a sentence for a later one about something else that "
-        "shares a contraction: i13 (fact) 'ORD-33866, that's the order in question.' for "
-        "'It's db-minnow-primary-5, that's the primary database host.' (pair \"that' the\": "
-        "'that's' less its s is taken for a content word), i08 (preference) 'send the "
-        "summaries to torvald.halvorsen6@gracelane-mfg.com, thx I'll be offline ...' for "
-        "'... the export lands in s3://orchid-piston-809/exports every night I'll be around "
-        "...' (pair \"i'll be\", from run-on filler)"),
     ("tools", 1): (
-        "standing.supersedes takes two items about exports for one: i08 (preference) 'Try "
-        "not to skip saving the exports to /var/lib/walrus/thimble-exports-78' leaves the "
-        "note for i15 (goal) 'the export lands in /srv/gannet-64/minnow/ every night', and "
-        "i15 in turn for i08's change 'save the exports to /srv/ptarmigan-12/moraine/' "
-        "(pair 'the export')"),
+        "i08 (preference) 'Try not to skip saving the exports to /var/lib/walrus/"
+        "thimble-exports-78' leaves the note when i15 (goal) 'the export lands in "
+        "/srv/gannet-64/minnow/ every night' is said: two items that set where the exports "
+        "go, one path each, sharing 'the export' and no other statement; "
+        "standing.supersedes takes the second for a new value of the first"),
 }
 """What today's compressor loses on the sessions these tests drive, by (kind, seed).
 Remove an entry once the compressor keeps what it names."""

@@ -117,7 +117,8 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
     ('Call the project "Blue Heron".', {"quoted", "name"}),
     ("Send it to Margit Halvorsen.", {"name"}),
     ("Answer in Czech.", {"name"}),
-    ("The config is in src/app/settings.py", {"id"}),
+    ("The config is in src/app/settings.py", {"path"}),
+    ("Order ORD-33866 is the one.", {"id"}),  # an id is not a path: it cannot replace one
     ("I think that is fine.", set()),
     ("Please keep it short.", set()),
 ])
@@ -196,6 +197,34 @@ def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> No
     conversation = said(a, b, "The order changed this morning to ORD-3003.",
                         "The host changed this morning to db-4.internal.")
     assert texts(latest(conversation)) == texts(conversation)  # four things, four values
+
+
+@pytest.mark.parametrize(("later", "earlier"), [
+    # a contraction is its first word, a grammar word ("that's the", "I'll be")
+    ("It's db-minnow-primary-5, that's the primary database host.",
+     "ORD-33866, that's the order in question."),
+    ("The export lands in s3://orchid-809/exports every night, I'll be around.",
+     "Send the summaries to ops/inbox, I'll be offline for a bit."),
+    # a number's unit and the word before it belong to the value, not to its subject
+    ("Is there any way to hold the API timeout under 281 seconds?",
+     "They expect that the landing page loads in under 1.3 seconds."),
+    # an order number is not a path, even in a run-on sentence about another thing
+    ("New number for the parallel workers: 11 workers give all times in America/Denver",
+     "The parallel workers cant go over 26 workers btw SUB-80025 is not to be cancelled"),
+])
+def test_words_that_belong_to_grammar_or_to_the_value_do_not_make_one_subject(
+        later: str, earlier: str) -> None:
+    assert not supersedes(later, earlier)
+
+
+def test_a_pair_with_a_grammar_word_names_one_thing_only_while_two_statements_use_it(
+        ) -> None:
+    first = "Save the exports to /var/lib/walrus/exports-78."
+    update = "Save the exports to /srv/ptarmigan-12/moraine/ instead."
+    assert texts(latest(said(first, update))) == [update]
+    goal = "In the end the export lands in /srv/gannet-64/minnow/ every night."
+    # "the export" in three statements: the goal is another thing, and stays
+    assert goal in texts(latest(said(first, goal, update)))
 
 
 def test_latest_keeps_one_of_equal_statements_and_only_the_newest_value_in_order() -> None:

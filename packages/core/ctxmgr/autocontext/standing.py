@@ -97,7 +97,7 @@ what which while whom whose than because since until after before once each ever
 another same such just only even still yet again more most less least have has had
 having get gets got make makes made keep let lets want like actually basically honestly
 anyway maybe perhaps pls plz thx thanks okay well hey anything something everything
-nothing anyone someone everyone nobody
+nothing anyone someone everyone nobody cant dont wont isnt
 """.split())  # noqa: SIM905 - a word list reads better as text
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -116,13 +116,14 @@ _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
 _NUMBER_UNIT = re.compile(r"(?<![\w/.@-])\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
 """A number on its own (not inside an id like ``walrus-94``), and the word after it."""
 _LETTERS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,.:]*")
+_APOSTROPHE = re.compile(r"['’]")
 SUBJECT_MAX_DF = 3
 """A word pair shared by more statements than this is a way of speaking ("changed this
 morning to"), not the name of one thing (an item, its restatement and its update)."""
 _ID_CHARS = re.compile(r"[\d/._@:]|^[^-]+-[^-]+-|[a-z][A-Z]")
 """What makes a distinctive string an id or a path, not a hyphenated word ("on-call"):
 a digit or ``/._@:``, three hyphenated parts ("triage-bramble-moraine") or camel case."""
-_IDENTITIES = frozenset({"id", "quoted", "name"})
 _NAME = re.compile(r"\b(?!I\b|I['’])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
 _QUOTED = re.compile(r"\"[^\"]{2,}\"|'[^']{2,}'|`[^`]+`|“[^”]{2,}”")
 
@@ -148,7 +149,7 @@ def _words(sentence: str) -> list[str]:
 def value_kinds(sentence: str) -> frozenset[str]:
     """The kinds of value ``sentence`` carries: ``money``, ``percent``, ``time``,
     ``date``, ``unit:<word>``, ``number``, ``quoted``, ``name`` (see :func:`_names`),
-    ``id`` (empty: none)."""
+    ``path``, ``id`` (empty: none)."""
     kinds: set[str] = set()
     low = sentence.lower()
     if _MONEY.search(sentence):
@@ -175,9 +176,15 @@ def value_kinds(sentence: str) -> frozenset[str]:
         kinds.add("quoted")
     if _names(sentence):
         kinds.add("name")
-    if any(_ID_CHARS.search(t) for t in distinctive_strings(sentence)):
-        kinds.add("id")
+    kinds.update(_id_kind(t) for t in distinctive_strings(sentence) if _ID_CHARS.search(t))
     return frozenset(kinds)
+
+
+def _id_kind(value: str) -> str:
+    """``path`` (a file path or an address with slashes) or ``id``: a new value for a
+    thing has the shape of the old one, so an order number in a sentence is not taken
+    for the path a later one changes."""
+    return "path" if "/" in value or "\\" in value else "id"
 
 
 def _names(sentence: str) -> list[str]:
@@ -250,18 +257,24 @@ def _pattern(sentence: str) -> str:
 
 @lru_cache(maxsize=8192)
 def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
-    """The word pairs of ``sentence`` that hold a content word (four letters or more,
-    not a grammar word), values left out: what names the thing a value is about ("the
-    planned", "planned downtime"), whatever the rest of the sentence says."""
-    words = [w.lower().rstrip("s") for w in _LETTERS.findall(sentence)]
-    values = {w.lower().rstrip("s") for d in distinctive_strings(sentence)
-              for w in _LETTERS.findall(d)}
+    """The pairs of neighbouring words in ``sentence`` that hold a content word (four
+    letters or more, not a grammar word): what names the thing a value is about ("the
+    planned", "planned downtime"), whatever the rest of the sentence says. A value
+    breaks the run, with the unit after a number ("under 281 seconds" pairs nothing: the
+    words belong to the value, not to what it is about), and a contraction counts as its
+    first word ("that's" is "that")."""
+    values = {w.lower() for d in distinctive_strings(sentence) for w in _LETTERS.findall(d)}
     out: set[tuple[str, str]] = set()
-    for a, b in zip(words, words[1:], strict=False):
-        if a in values or b in values:
+    before, unit_next = "", False
+    for token in _TOKEN.findall(sentence):
+        word = token.lower()
+        if token[0].isdigit() or word in values or unit_next:
+            before, unit_next = "", token[0].isdigit()
             continue
-        if (len(a) >= 4 and a not in _STOP) or (len(b) >= 4 and b not in _STOP):
-            out.add((a, b))
+        word = _APOSTROPHE.split(word)[0].rstrip("s")
+        if before and any(len(w) >= 4 and w not in _STOP for w in (before, word)):
+            out.add((before, word))
+        before = word
     return frozenset(out)
 
 
@@ -274,7 +287,7 @@ def supersedes(later: str, earlier: str, *,
     ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
     and that few other statements of the conversation use (``df``: in how many it
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
-    subject). A later sentence that says every value of ``earlier`` again is a
+    subject, and a pair with a grammar word, "the export", in more than one fewer). A later sentence that says every value of ``earlier`` again is a
     restatement, and replaces it too, whatever its words: one of them is enough.
     """
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
@@ -284,7 +297,14 @@ def supersedes(later: str, earlier: str, *,
     if old_values and old_values <= _values(later):
         return True  # every value said again: a restatement, whatever the wording
     shared = _phrases(later) & _phrases(earlier)
-    return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF for pair in shared)
+    return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
+               for pair in shared)
+
+
+def _naming(pair: tuple[str, str]) -> bool:
+    """Both words are content words ("planned downtime"): a stronger name for one thing
+    than a pair with a grammar word ("the export"), which two items can share."""
+    return all(len(w) >= 4 and w not in _STOP for w in pair)
 
 
 @lru_cache(maxsize=8192)
