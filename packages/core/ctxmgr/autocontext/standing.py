@@ -287,8 +287,9 @@ def supersedes(later: str, earlier: str, *,
     ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
     and that few other statements of the conversation use (``df``: in how many it
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
-    subject, and a pair with a grammar word, "the export", in more than one fewer). A later sentence that says every value of ``earlier`` again is a
-    restatement, and replaces it too, whatever its words: one of them is enough.
+    subject, and a pair with a grammar word, "the export", in more than one fewer). A
+    later sentence that says every value of ``earlier`` again is a restatement, and
+    replaces it too, whatever its words: one of them is enough.
     """
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
     if not old_kinds or not old_kinds <= kinds:
