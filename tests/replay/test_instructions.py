@@ -31,6 +31,7 @@ from ctxmgr.replay.instructions import (
     POSITIONS,
     Compressed,
     PlantedItem,
+    RoundSummary,
     Session,
     SessionSpec,
     ceiling_compressor,
@@ -370,13 +371,32 @@ def test_the_benchmark_writes_its_section_and_leaves_the_others(
 # ---------------------------------------------------------------- the targets
 
 
-@pytest.mark.xfail(strict=False, reason="until the user-turn compression lands")
-def test_ctxmgr_meets_the_issue_16_targets_on_held_out_sessions() -> None:
-    """Six held-out sessions of each kind, both hand-on modes: survival every round at
-    least 0.95 at 30 %, 0.90 at 20 %, 0.40 at 10 %; every updated item's latest value
-    kept at 20 and 30 %."""
+@pytest.fixture(scope="module")
+def held_out() -> list[RoundSummary]:
+    """Six held-out sessions of each kind at 30, 20 and 10 %, both hand-on modes, five
+    rounds each."""
     sessions = [s for k in KINDS
                 for s in generate_sessions(6, SessionSpec(kind=k, family="heldout"))]
-    runs = [run for s in sessions for share in (0.3, 0.2, 0.1)
-            for run in run_protocols(s, share=share, modes=("objects", "wire"))]
-    assert missed_targets(summarize(runs)) == []
+    return summarize([run for s in sessions for share in (0.3, 0.2, 0.1)
+                      for run in run_protocols(s, share=share, modes=("objects", "wire"))])
+
+
+def test_ctxmgr_meets_the_survival_targets_at_30_percent_and_on_tool_sessions(
+        held_out: list[RoundSummary]) -> None:
+    """At least 0.95 of the planted items every round at 30 %, and on tool sessions 0.90 at
+    20 % and 0.40 at 10 %."""
+    met = [s for s in held_out if s.share == 0.3 or s.kind == "tools"]
+    assert [m for m in missed_targets(met) if "survival" in m] == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "not met on chat sessions at 20 and 10 %: at 20 % of its size (about 600 of 3,000 "
+    "tokens) a chat leaves the note of the user's words about 370 tokens, under what "
+    "twenty planted items need beside the chatter that reads like them, so about 0.68 "
+    "survive at 20 % (the latest value of 19 of 30 updated items) and 0.28 at 10 %; on "
+    "tool sessions the latest value of one updated item of 30 is left out"))
+def test_ctxmgr_meets_every_issue_16_target_on_held_out_sessions(
+        held_out: list[RoundSummary]) -> None:
+    """Survival every round at least 0.95 at 30 %, 0.90 at 20 %, 0.40 at 10 %; every
+    updated item's latest value kept at 20 and 30 %."""
+    assert missed_targets(held_out) == []
