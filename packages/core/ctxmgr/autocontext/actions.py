@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from ctxmgr.autocontext.identifiers import is_plain_word
 from ctxmgr.messages import ToolUseBlock
 
-__all__ = ["KEY_CHARS", "collapse_whitespace", "key_argument"]
+__all__ = ["KEY_CHARS", "argument_strings", "collapse_whitespace", "key_argument"]
 
 KEY_CHARS = 60
 """Longest head of a key argument: enough for a shell command's first line or a path."""
@@ -34,13 +34,21 @@ def collapse_whitespace(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
-def _scalars(value: object) -> Iterator[str]:
+def argument_strings(value: object) -> Iterator[str]:
+    """The values of tool-call arguments, in order: strings, and numbers written out;
+    nested lists and objects are walked; names, booleans and nulls are not read."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, bool) or value is None:
         return
     elif isinstance(value, int | float):
         yield str(value)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from argument_strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from argument_strings(v)
 
 
 def _head(value: str) -> str:
@@ -55,7 +63,8 @@ def _head(value: str) -> str:
 def key_argument(use: ToolUseBlock) -> str:
     """The head of ``use``'s key argument ("" for a call without string or number
     arguments)."""
-    values = [s for v in _top_level(use.input) for s in _scalars(v)]
+    values = [s for v in _top_level(use.input) if not isinstance(v, Mapping | list | tuple)
+              for s in argument_strings(v)]
     values = [v for v in values if v.strip()]
     for v in values:
         if _PATH.fullmatch(v.strip()):

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
+from ctxmgr.autocontext.actions import argument_strings, collapse_whitespace, key_argument
 from ctxmgr.autocontext.identifiers import distinctive_strings
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, thaw
+from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
 
 __all__ = [
     "CALLS_HEADER",
@@ -148,21 +148,11 @@ def record_lines(messages: Sequence[Message]) -> tuple[list[Call], list[str], in
             older += old_older
         for use in m.tool_uses:
             calls.append(_call(use, results.get(use.id)))
-            for value in _strings(thaw(use.input)):
+            for value in argument_strings(use.input):
                 for token in distinctive_strings(value):
                     if _PATHLIKE.fullmatch(token):
                         files[token] = None
     return calls, list(files), older
-
-
-def _strings(value: object) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    return []
 
 
 def _render(calls: Sequence[Call]) -> list[str]:

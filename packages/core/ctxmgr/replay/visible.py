@@ -7,30 +7,10 @@ the same way, through these functions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
-
-from ctxmgr.autocontext.actions import collapse_whitespace
+from ctxmgr.autocontext.actions import argument_strings, collapse_whitespace
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 __all__ = ["argument_strings", "named_text", "visible_text"]
-
-
-def argument_strings(value: Any) -> Iterator[str]:
-    """The values of tool-call arguments, in order: strings, and numbers written out;
-    nested lists and objects are walked; names, booleans and nulls are not read."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        yield str(value)
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from argument_strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from argument_strings(v)
 
 
 def visible_text(m: Message, *, results: bool = True) -> str:
