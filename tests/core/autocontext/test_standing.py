@@ -90,6 +90,29 @@ def test_a_sentence_keeps_its_opening_verbatim(text: str) -> None:
     assert sentences(text) == [text]
 
 
+@pytest.mark.parametrize(("text", "parts"), [
+    ("The cap is 26 workers The portal is slow today",
+     ["The cap is 26 workers", "The portal is slow today"]),
+    ("Tag v11.29.8 and release it Anyway, what did the logs say?",
+     ["Tag v11.29.8 and release it", "Anyway, what did the logs say?"]),
+    ("Answer in French When you are done, email me.",
+     ["Answer in French", "When you are done, email me."]),
+])
+def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_grammar_word_opens(
+        text: str, parts: list[str]) -> None:
+    assert sentences(text) == parts
+
+
+@pytest.mark.parametrize("text", [
+    "Send it to Margit Halvorsen in Oslo today.",  # names
+    "The deadline is in May 2025.",  # a month, then a number
+    "Book it with The Hague office.",  # a name that opens with a grammar word
+    "ok thx I'll be offline for a bit",  # "I" is always capitalised
+])
+def test_names_and_i_do_not_cut_a_sentence(text: str) -> None:
+    assert sentences(text) == [text]
+
+
 def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_verbatim(
         ) -> None:
     text = ("ok thanks. Never refund more than $450. go on!\n"

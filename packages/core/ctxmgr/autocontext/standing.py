@@ -74,6 +74,8 @@ TRIVIAL_WORDS = 2
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
+"""A capitalised word after a word (no stop between) and before a lowercase one."""
 
 # Grammar words (closed classes), not phrasings: what makes a sentence bind (negation,
 # modal verbs, "at most", the prepositions that set a limit).
@@ -132,13 +134,23 @@ def sentences(text: str) -> list[str]:
     """The sentences of one message, verbatim (bullets and ctxmgr's markup left out:
     offload tags, the record of a stand-in, the note's header)."""
     out: list[str] = []
-    for piece in _SPLIT.split(without_record(text)):
+    for piece in (p for line in _SPLIT.split(without_record(text)) for p in _run_on(line)):
         piece = _BULLET.sub("", piece).strip()
         if (not piece or OFFLOAD_TAG_RE.search(piece) or piece == USER_NOTE_HEADER
                 or _NOTE_COUNT.match(piece)):
             continue
         out.append(piece)
     return out
+
+
+def _run_on(line: str) -> list[str]:
+    """``line`` cut where a capitalised grammar word follows a word without a stop
+    between them ("... is tagged and released The board meets ..."): mid-sentence only
+    "I" and names are capitalised, so a capitalised "The", "We" or "Does" opens a new
+    sentence the writer ran on without a full stop."""
+    cuts = [m.start(1) for m in _CAPITAL_WORD.finditer(line)
+            if m.group(1).lower() in _STOP and m.group(1) != "I"]
+    return [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]
 
 
 def _words(sentence: str) -> list[str]:
