@@ -391,10 +391,12 @@ def test_ctxmgr_meets_the_survival_targets_at_30_percent_and_on_tool_sessions(
 
 @pytest.mark.xfail(strict=True, reason=(
     "not met on chat sessions at 20 and 10 %: at 20 % of its size (about 600 of 3,000 "
-    "tokens) a chat leaves the note of the user's words about 370 tokens, under what "
-    "twenty planted items need beside the chatter that reads like them, so about 0.71 "
-    "survive at 20 % (the latest value of 20 of 30 updated items) and 0.28 at 10 %; on "
-    "tool sessions the latest value of one updated item of 30 is left out"))
+    "tokens) the note of the user's words gets about 370 tokens, room for some fifteen "
+    "sentences, and the selection cannot tell a planted fact from chatter that carries a "
+    "value the same way ('We shipped 1,183 parcels last month'), so about 0.71 survive at "
+    "20 % (the latest value of 20 of 30 updated items) and 0.28 at 10 %, where the "
+    "ceiling, which knows the items, keeps 0.99 and 0.51; on tool sessions the latest "
+    "value of one updated item of 30 is left out"))
 def test_ctxmgr_meets_every_issue_16_target_on_held_out_sessions(
         held_out: list[RoundSummary]) -> None:
     """Survival every round at least 0.95 at 30 %, 0.90 at 20 %, 0.40 at 10 %; every
