@@ -118,7 +118,6 @@ _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
 _NUMBER_UNIT = re.compile(r"(?<![\w/.@-])\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
 """A number on its own (not inside an id like ``walrus-94``), and the word after it."""
 _LETTERS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,.:]*")
 _APOSTROPHE = re.compile(r"['’]")
 SUBJECT_MAX_DF = 3
 """A word pair shared by more statements than this is a way of speaking ("changed this
@@ -278,7 +277,7 @@ def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
     values = {w.lower() for d in distinctive_strings(sentence) for w in _LETTERS.findall(d)}
     out: set[tuple[str, str]] = set()
     before, unit_next = "", False
-    for token in _TOKEN.findall(sentence):
+    for token in _words(sentence):
         word = token.lower()
         if token[0].isdigit() or word in values or unit_next:
             before, unit_next = "", token[0].isdigit()
