@@ -283,7 +283,7 @@ def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
             before, unit_next = "", token[0].isdigit()
             continue
         word = _APOSTROPHE.split(word)[0].rstrip("s")
-        if before and any(len(w) >= 4 and w not in _STOP for w in (before, word)):
+        if before and (_content(before) or _content(word)):
             out.add((before, word))
         before = word
     return frozenset(out)
@@ -316,7 +316,12 @@ def supersedes(later: str, earlier: str, *,
 def _naming(pair: tuple[str, str]) -> bool:
     """Both words are content words ("planned downtime"): a stronger name for one thing
     than a pair with a grammar word ("the export"), which two items can share."""
-    return all(len(w) >= 4 and w not in _STOP for w in pair)
+    return all(map(_content, pair))
+
+
+def _content(word: str) -> bool:
+    """A content word: four letters or more, not a grammar word."""
+    return len(word) >= 4 and word not in _STOP
 
 
 @lru_cache(maxsize=8192)
