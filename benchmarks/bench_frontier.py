@@ -6,7 +6,7 @@ one replay runs ``none``, every installed peer, two idealised references
 (``AutoContextConfig`` knobs; ``defaults`` is ctxmgr out of the box)
 with the shared fake summarizer and token counter, as ``bench_replay.py`` does. One
 row per policy or variant: cost against no management, fact availability, recency,
-user retention, actions retained, cost with reload round trips, calls over budget,
+user retention, actions retained, cost with recovery, calls over budget,
 calls that lost the task, pairing violations, and the frontier mark (see
 :func:`mark_frontier`; the two retention measures are shown, not part of the rule).
 Prints the tables;
@@ -194,7 +194,7 @@ class FrontierRow:
     """Earlier user messages still in the prompt, verbatim or by their standing content."""
     actions_retained: float
     """Earlier tool calls whose name and key argument the prompt still holds."""
-    cost_with_reloads: float
+    cost_with_recovery: float
     over_budget_calls: int
     task_lost: int
     pairing_violations: int
@@ -266,7 +266,7 @@ def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
             window=window, policy=name, kind=kind, cost=a["effective_cost_ratio"],
             fact_availability=a["fact_availability"], recency=a["recency"],
             user_retention=a["user_retention"], actions_retained=a["actions_retained"],
-            cost_with_reloads=a["cost_with_reloads_ratio"],
+            cost_with_recovery=a["cost_with_recovery_ratio"],
             over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
             pairing_violations=a["pairing_violations"], recency_floor=recency_floor))
     return rows
@@ -276,7 +276,7 @@ def format_table(rows: Sequence[FrontierRow], title: str | None = None) -> str:
     """One window's rows as a Markdown table (the defaults in bold)."""
     lines = [f"**{title}**", ""] if title else []
     lines += ["| window | policy or variant | cost / none | fact availability | recency "
-              "| user retention | actions retained | cost with reloads / none | over budget "
+              "| user retention | actions retained | cost with recovery / none | over budget "
               "| task lost | pairing | frontier |",
               "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     for r in rows:
@@ -285,7 +285,7 @@ def format_table(rows: Sequence[FrontierRow], title: str | None = None) -> str:
         lines.append(
             f"| {r.window} | {name} | {r.cost:.3f} | {r.fact_availability:.3f} | "
             f"{r.recency:.3f} | {r.user_retention:.3f} | {r.actions_retained:.3f} | "
-            f"{r.cost_with_reloads:.3f} | {r.over_budget_calls:,} | "
+            f"{r.cost_with_recovery:.3f} | {r.over_budget_calls:,} | "
             f"{r.task_lost:,} | {r.pairing_violations:,} | {mark} |")
     return "\n".join(lines)
 
@@ -453,7 +453,7 @@ def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
         "the 100 tau-bench conversations. `cost / none` is the effective cost (0.1 x cached "
         "+ uncached prompt tokens + summarizer input and output) relative to no "
         "management; `fact availability`, `recency`, `user retention`, `actions retained` "
-        "and `cost with reloads / none` are the fidelity measures of the replay section "
+        "and `cost with recovery / none` are the fidelity measures of the replay section "
         "above (the plot's labels give the two retention measures too); `task lost` counts "
         "calls whose prompt no longer holds the first user message verbatim. A row is on the "
         "**frontier** when it has no call over budget, none that lost the task, no "

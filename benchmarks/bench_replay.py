@@ -13,7 +13,7 @@ summarizer and the shared token counter (``ctxmgr.tokens.default_counter``):
 Prints a table per replay, then the fidelity table: per window, on the runs
 that window manages (the 24 SWE runs at 32,000 and 16,000, the tau-bench
 conversations at 4,000), cost against fact availability, reloadable facts,
-recency, user retention, actions retained and cost with reload round trips,
+recency, user retention, actions retained and cost with recovery,
 and availability by source age.
 Writes each report as JSON (SPEC §8 layout) into ``--out``, and with
 ``--markdown FILE`` writes the tables into that file (between
@@ -112,17 +112,18 @@ def fidelity_rows(window: str, report: ReplayReport, ids: set[str]
 
 def format_fidelity(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
     """The fidelity tables: the seven measures, then availability by source age."""
-    head = ("| window | policy | cost / none | fact availability | fact reloadable | recency "
-            "| user retention | actions retained | cost with reloads / none | needed facts "
-            "| reload calls |")
-    lines = [head, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    head = ("| window | policy | cost / none | fact availability | fact searchable "
+            "| fact reloadable | recency | user retention | actions retained "
+            "| cost with recovery / none | needed facts | recovery calls |")
+    lines = [head, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for window, name, a in rows:
         lines.append(
             f"| {window} | {name} | {a['effective_cost_ratio']:.3f} | "
-            f"{a['fact_availability']:.3f} | {a['fact_reloadable']:.3f} | {a['recency']:.3f} "
+            f"{a['fact_availability']:.3f} | {a['fact_searchable']:.3f} "
+            f"| {a['fact_reloadable']:.3f} | {a['recency']:.3f} "
             f"| {a['user_retention']:.3f} | {a['actions_retained']:.3f} "
-            f"| {a['cost_with_reloads_ratio']:.3f} | {a['needed_facts']:,} | "
-            f"{a['reload_calls']:,} |")
+            f"| {a['cost_with_recovery_ratio']:.3f} | {a['needed_facts']:,} | "
+            f"{a['recovery_calls']:,} |")
     ages = " | ".join(f"{b} back" for b in AGE_BUCKETS)
     lines += ["", f"| window | policy | {ages} |",
               "|---|---|" + "--:|" * len(AGE_BUCKETS)]
@@ -206,8 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "to no management; `task lost` counts model calls whose prompt no longer holds "
             "the first user message verbatim; `ms/call` is the median of the policy's own "
             "time per model call (summarizer time excluded). `facts kept`, `reloadable`, "
+            "`searchable`, "
             "`recency`, `user kept` (user retention), `actions kept` (actions retained) and "
-            "`cost+reloads / none` are the fidelity measures, explained below.",
+            "`cost+recovery / none` are the fidelity measures, explained below.",
             *sections,
             "### Fidelity: what the prompts kept of what the agent used next",
             "Per model call, the *needed facts* are the distinctive strings (paths, "
@@ -216,8 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "the recorded next step, its text and tool-call arguments, that occur in an "
             "earlier tool result and in no earlier system or user message. `fact "
             "availability`: share of needed facts present verbatim in the prompt; `fact "
+            "searchable`: share of the missing ones that one `context_search` for the fact "
+            "itself finds (answers are at most 1,000 tokens); `fact "
             "reloadable`: share of the missing ones that an offload id in the prompt gives "
-            "back (only ctxmgr can reload; 1.000 when nothing is missing); `recency`: calls "
+            "back (only ctxmgr can search or reload; 1.000 when nothing is missing); "
+            "`recency`: calls "
             "whose prompt holds the last three tool results verbatim, of the calls with a "
             "tool result before them; `user retention`: of the user messages before each "
             "call (the first one included, tool results carried in a user turn not), the "
@@ -231,9 +236,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             "the prompt's text, whitespace "
             "collapsed, still holds (the exact rules are in `ctxmgr/replay/retention.py`; "
             "the JSON rows add `user_verbatim`, the share of user messages kept word for "
-            "word); `cost with reloads`: the effective cost plus, for each "
-            "call that misses a reloadable fact (`reload calls`), one reload round trip (the "
-            "prompt again at the cached price, the reloaded messages uncached). Each window "
+            "word); `cost with recovery`: the effective cost plus, for each "
+            "call that misses a needed fact (`recovery calls`), one round trip: the prompt "
+            "again at the cached price and, uncached, the cheapest way to get each missing "
+            "fact back that the policy has (a search answer that holds it, the ranges a "
+            "reload brings back, or the output of the tool that produced it, run again; "
+            "every policy can do the last, so a policy that loses a fact pays for it). "
+            "Each window "
             "is measured on the runs it manages: at 32k and 16k the 24 SWE runs (the "
             "tau-bench conversations stay under 12,000 tokens), so `cost / none` here is "
             "over those runs and differs from the all-runs tables above.",

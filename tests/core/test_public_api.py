@@ -20,7 +20,8 @@ import ctxmgr
 PUBLIC = {
     "ctxmgr": [
         "ARCHIVE_TOOL", "ApproximateCounter", "ArchiveState", "AsyncSummarizer",
-        "AutoContextConfig", "AutoContextMemory", "CONTEXT_RELOAD_TOOL", "CallableCounter",
+        "AutoContextConfig", "AutoContextMemory", "CONTEXT_RELOAD_TOOL", "CONTEXT_SEARCH_TOOL",
+        "CallableCounter",
         "CompressionEvent", "CompressionResult", "ConfigError", "ContentBlock",
         "ContextOverflowError", "ContextProcessor", "CtxmgrError", "Edit",
         "ExtractiveSummarizer", "FileStore", "HalfWrittenMemoError", "InMemoryStore",

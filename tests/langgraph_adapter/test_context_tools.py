@@ -75,20 +75,20 @@ def tool_names(middleware: ContextMiddleware) -> list[str]:
     return sorted(t.name for t in middleware.tools)
 
 
-def test_only_context_reload_is_offered_by_default() -> None:
-    assert tool_names(ContextMiddleware()) == ["context_reload"]
+def test_only_the_recovery_tools_are_offered_by_default() -> None:
+    assert tool_names(ContextMiddleware()) == ["context_reload", "context_search"]
 
 
 def test_the_archive_and_memo_tools_are_switched_on_by_option_or_environment(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    recovery = ["context_reload", "context_search"]
     assert tool_names(ContextMiddleware(message_archiving=True, memo=True)) == [
-        "context_reload", "memo", "message_archiving"]
+        *recovery, "memo", "message_archiving"]
     monkeypatch.setenv("CTXMGR_MEMO", "true")
-    assert tool_names(ContextMiddleware()) == ["context_reload", "memo"]
+    assert tool_names(ContextMiddleware()) == [*recovery, "memo"]
     Path(".env").write_text("CTXMGR_MESSAGE_ARCHIVING=yes\n", encoding="utf-8")
-    assert tool_names(ContextMiddleware()) == ["context_reload", "memo", "message_archiving"]
-    assert tool_names(ContextMiddleware(memo=False, message_archiving="false")) == [
-        "context_reload"]
+    assert tool_names(ContextMiddleware()) == [*recovery, "memo", "message_archiving"]
+    assert tool_names(ContextMiddleware(memo=False, message_archiving="false")) == recovery
 
 
 def test_the_model_sees_the_tool_schemas_without_the_injected_runtime() -> None:
@@ -97,6 +97,9 @@ def test_the_model_sees_the_tool_schemas_without_the_injected_runtime() -> None:
                for t in middleware.tools}
     assert set(schemas["context_reload"]["properties"]) == {"uuid", "page"}
     assert schemas["context_reload"]["required"] == ["uuid"]
+    assert set(schemas["context_search"]["properties"]) == {"query", "regex", "max_results",
+                                                             "page"}
+    assert schemas["context_search"]["required"] == ["query"]
     assert set(schemas["message_archiving"]["properties"]) == {"action", "tool_use_ids",
                                                                  "summary"}
     assert set(schemas["memo"]["properties"]) == {"action", "key", "summary", "content"}
@@ -235,10 +238,46 @@ def test_context_reload_brings_back_a_compressed_original_in_pages_sized_to_the_
     whole = render_reloaded(processor.reload(first_uuid))
     assert "".join(page_body(p) for p in pages) == whole
     assert BIG_FILE in whole
-    assert pages[0].startswith(f"Reloaded 1 original message(s) for uuid {first_uuid}, page 1 of")
+    assert pages[0].startswith(
+        f"Reloaded 1 original message(s) for uuid {first_uuid} ({len(whole):,} characters, "
+        f"{processor.counter.count_text(whole):,} tokens), page 1 of")
     for prompt in model.received:
         assert validate_pairing(from_langchain(prompt)) == []
         assert processor.counter.count_messages(from_langchain(prompt)) <= config.max_tokens
+
+
+def test_context_search_finds_one_line_of_a_compressed_read_and_the_page_that_holds_it(
+        ) -> None:
+    reads = [call("read_file", {"path": "big.py"}, f"c{n}", n) for n in range(3)]
+    wanted = LINES[257]
+
+    def search(prompt: list[BaseMessage]) -> AIMessage:
+        if not offload_ids(prompt):
+            return AIMessage(content="nothing compressed", id="ai-final")
+        return call("context_search", {"query": "def function_257("}, "s1", 50)
+
+    def reload_named_page(prompt: list[BaseMessage]) -> AIMessage:
+        found = re.search(r"uuid=([0-9a-f]{32}) page (\d+) of", str(prompt[-1].content))
+        assert found, prompt[-1].content
+        return call("context_reload", {"uuid": found[1], "page": int(found[2])}, "r1", 51)
+
+    config = AutoContextConfig(max_tokens=12_000)
+    graph, model, middleware = agent_for([*reads, search, reload_named_page, "done"],
+                                         config=config)
+    run(graph)
+    answer = tool_message(model.received[4], "s1").content
+    assert f"> {wanted}" in answer  # the line itself, whole
+    assert processor_tokens(middleware, answer) <= 1000
+    assert wanted in tool_message(model.received[5], "r1").content  # on the page it named
+    run(graph, "Go on.", thread="other")  # another thread never finds this one's lines
+    other = middleware.sessions.engine.search(
+        {"query": "def function_257("}, [], None, store=middleware.sessions.store_for(None),
+        session=middleware.sessions.session_of({"configurable": {"thread_id": "other"}}, None))
+    assert other.text.startswith("No match for")
+
+
+def processor_tokens(middleware: ContextMiddleware, text: str) -> int:
+    return middleware.sessions.processor("t").counter.count_text(text)
 
 
 def test_context_reload_answers_an_unknown_id_with_a_clear_message() -> None:

@@ -34,28 +34,31 @@ def names(memory: ContextMemory) -> list[str]:
     return [t.metadata.name for t in memory.as_tools()]
 
 
-def test_only_context_reload_is_offered_unless_switched_on() -> None:
-    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == ["context_reload"]
+RECOVERY = ["context_reload", "context_search"]
+
+
+def test_only_the_recovery_tools_are_offered_unless_switched_on() -> None:
+    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == RECOVERY
     assert names(ContextMemory.from_defaults(store=InMemoryStore(), message_archiving=True,
                                              memo=True)) == [
-        "context_reload", "message_archiving", "memo"]
+        *RECOVERY, "message_archiving", "memo"]
 
 
 def test_the_switches_follow_the_environment_and_dot_env(
         monkeypatch: pytest.MonkeyPatch, _isolated_home: Path) -> None:
     monkeypatch.setenv("CTXMGR_MEMO", "true")
-    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == ["context_reload", "memo"]
+    assert names(ContextMemory.from_defaults(store=InMemoryStore())) == [*RECOVERY, "memo"]
     Path(".env").write_text("CTXMGR_MESSAGE_ARCHIVING=yes\n")
     assert names(ContextMemory.from_defaults(store=InMemoryStore())) == [
-        "context_reload", "message_archiving", "memo"]
+        *RECOVERY, "message_archiving", "memo"]
     assert names(ContextMemory.from_defaults(store=InMemoryStore(), memo=False,
-                                             message_archiving="0")) == ["context_reload"]
+                                             message_archiving="0")) == RECOVERY
 
 
 def test_the_switches_survive_the_memory_s_dict(monkeypatch: pytest.MonkeyPatch) -> None:
     memory = ContextMemory.from_defaults(store=InMemoryStore(), memo=True)
     monkeypatch.setenv("CTXMGR_MEMO", "false")
-    assert names(ContextMemory.from_dict(memory.to_dict())) == ["context_reload", "memo"]
+    assert names(ContextMemory.from_dict(memory.to_dict())) == [*RECOVERY, "memo"]
 
 
 def tool(memory: ContextMemory, name: str) -> FunctionTool:
@@ -95,6 +98,31 @@ def test_following_the_reload_pages_in_a_run_gives_back_the_whole_range() -> Non
     whole = render_reloaded(memory.processor.reload(first))
     assert "".join(p.partition("\n\n")[2] for p in pages) == whole
     assert all(memory.counter.count_text(p) <= memory.config.trigger_tokens for p in pages)
+
+
+def test_context_search_in_a_run_finds_one_line_and_searches_the_memos_too(
+        ) -> None:
+    memory = ContextMemory.from_defaults(max_tokens=16_000, store=InMemoryStore(), memo=True,
+                                         message_archiving=True)
+    history = [user("read the logs", id="u0")]
+    for k in range(8):
+        history += group(f"c{k}", 8000, head=f"build {k} finished with code {k * 7}")
+    memory.put_messages(to_llamaindex(history))
+    memo = {"action": "write", "key": "plan", "summary": "the plan",
+            "content": "step one: rerun job-4471 after the cache flush"}
+    answers = [calls("memo", memo, "m1"),
+               calls("context_search", {"query": "finished with code 14"}, "s1"),
+               calls("context_search", {"query": "job-4471"}, "s2"),
+               calls("context_search", {"query": "job-\\d{4}", "regex": True}, "s3"), "done"]
+    llm, _ = run_agent(memory, answers)
+    results = {p[-1].additional_kwargs.get("tool_call_id", n): str(p[-1].content)
+               for n, p in enumerate(llm.received) if p[-1].role == MessageRole.TOOL}
+    found = [r for r in results.values() if "finished with code 14" in r]
+    assert found and "> c2 build 2 finished with code 14" in found[0]
+    assert re.search(r"^\[uuid=[0-9a-f]{32} page \d+ of \d+; bash result\]$", found[0], re.M)
+    memo_hits = [r for r in results.values() if 'memo "plan"' in r]
+    assert len(memo_hits) == 2 and all("> step one: rerun job-4471" in r for r in memo_hits)
+    assert all(memory.counter.count_text(r) <= 1000 for r in results.values())
 
 
 def test_context_reload_answers_a_bad_call_with_a_tool_result() -> None:

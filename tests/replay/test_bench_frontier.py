@@ -32,7 +32,7 @@ def bench() -> ModuleType:
 
 def _row(bench: ModuleType, policy: str, cost: float, facts: float, **extra: Any) -> Any:
     fields = {"window": "w", "kind": "ctxmgr", "recency": 1.0, "user_retention": 1.0,
-              "actions_retained": 1.0, "cost_with_reloads": cost,
+              "actions_retained": 1.0, "cost_with_recovery": cost,
               "over_budget_calls": 0, "task_lost": 0, "pairing_violations": 0, **extra}
     return bench.FrontierRow(policy=policy, cost=cost, fact_availability=facts, **fields)
 

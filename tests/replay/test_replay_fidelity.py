@@ -1,5 +1,6 @@
 """Fidelity measures on hand-made histories and recorded runs: the fact rule, what a
-dropped tool result loses, recency, reloadable facts and the reload cost."""
+dropped tool result loses, recency, reloadable and searchable facts, and what recovering
+a lost fact costs each policy."""
 
 from __future__ import annotations
 
@@ -125,8 +126,9 @@ def test_none_scores_one_on_every_fidelity_measure() -> None:
     assert agg["fact_reloadable"] == 1.0
     assert agg["recency"] == 1.0
     assert set(agg["fact_availability_by_age"].values()) == {1.0}
-    assert agg["cost_with_reloads"] == agg["effective_cost"]
-    assert agg["cost_with_reloads_ratio"] == 1.0
+    assert agg["cost_with_recovery"] == agg["effective_cost"]
+    assert agg["cost_with_recovery_ratio"] == 1.0
+    assert agg["recovery_calls"] == 0
 
 
 def test_dropping_one_tool_result_loses_exactly_that_results_facts() -> None:
@@ -142,8 +144,18 @@ def test_a_policy_without_reload_has_nothing_reloadable() -> None:
     assert agg["fact_reloadable"] == 0.0
     assert agg["fact_availability_by_age"] == {"1": 0.75, "2": 1.0, "3": 1.0, "4-10": 1.0,
                                                "11+": 1.0}
-    assert agg["reload_calls"] == 0
-    assert agg["cost_with_reloads"] == agg["effective_cost"]
+    assert agg["fact_searchable"] == 0.0
+
+
+def test_a_policy_that_cannot_recover_pays_for_running_the_tool_again() -> None:
+    agg, calls = _calls([_history()], Scripted("drop_r1", _drop_result("r1")))
+    lost = [c for c in calls if c.fidelity.missing]
+    assert len(lost) == agg["recovery_calls"] == 1
+    rerun = COUNTER.count_text(_history().messages[5].tool_results[0].text)
+    assert agg["recovery_tokens"] == rerun
+    assert agg["recovered_by"] == {"search": 0, "reload": 0, "tool_again": 1}
+    extra = CACHED_PRICE * lost[0].prompt_tokens + rerun
+    assert agg["cost_with_recovery"] == round(agg["effective_cost"] + extra, 1)
 
 
 def test_recency_counts_calls_that_lost_one_of_the_last_three_tool_results() -> None:
@@ -176,7 +188,7 @@ class _OffloadingPolicy(Scripted):
         return [self.original]
 
 
-def test_facts_behind_an_offload_id_are_reloadable_and_cost_one_round_trip() -> None:
+def test_facts_behind_an_offload_id_are_reloadable_and_recovered_the_cheapest_way() -> None:
     policy = _OffloadingPolicy()
     agg, calls = _calls([_history()], policy)
     # parse_header (call a1) and HeaderValue (final call) were only in r0
@@ -184,13 +196,57 @@ def test_facts_behind_an_offload_id_are_reloadable_and_cost_one_round_trip() -> 
                                                    ("HeaderValue",)]
     assert agg["fact_availability"] == round(3 / 5, 4)
     assert agg["fact_reloadable"] == 1.0
-    assert agg["reload_calls"] == 2
+    assert agg["recovery_calls"] == 2
+    # a reload brings back the whole message; running grep again brings back its output,
+    # which is smaller: that is the cheapest recovery, and what is charged
     reload_tokens = COUNTER.count(policy.original)
-    assert agg["reload_tokens"] == 2 * reload_tokens
-    extra = sum(CACHED_PRICE * c.prompt_tokens + reload_tokens
-                for c in calls if c.fidelity.missing)
-    assert agg["cost_with_reloads"] == round(agg["effective_cost"] + extra, 1)
-    assert agg["cost_with_reloads_ratio"] > agg["effective_cost_ratio"]
+    rerun = COUNTER.count_text(policy.original.tool_results[0].text)
+    assert rerun < reload_tokens and agg["reload_tokens"] == 2 * reload_tokens
+    assert agg["recovered_by"] == {"search": 0, "reload": 0, "tool_again": 2}
+    extra = sum(CACHED_PRICE * c.prompt_tokens + rerun for c in calls if c.fidelity.missing)
+    assert agg["cost_with_recovery"] == round(agg["effective_cost"] + extra, 1)
+    assert agg["cost_with_recovery_ratio"] > agg["effective_cost_ratio"]
+
+
+class _SearchingPolicy(_OffloadingPolicy):
+    """Also answers a search, with a short answer that holds the fact when it has it."""
+
+    def search(self, query: str) -> str:
+        text = self.original.tool_results[0].text
+        line = next((x for x in text.splitlines() if query in x), None)
+        return f"> {line}" if line else f"No match for {query}"
+
+
+def test_a_search_that_finds_the_fact_is_charged_its_answer_once_per_fact() -> None:
+    agg, calls = _calls([_history()], _SearchingPolicy())
+    assert agg["fact_searchable"] == 1.0 and agg["facts_searchable"] == 2
+    answers = [COUNTER.count_text("> src/pkg/parser.py:120: def parse_header(data):"),
+               COUNTER.count_text("> src/pkg/util.py:8: from .parser import HeaderValue")]
+    assert agg["recovery_tokens"] == sum(answers)
+    assert agg["recovered_by"] == {"search": 2, "reload": 0, "tool_again": 0}
+    lost = [c for c in calls if c.fidelity.missing]
+    extra = sum(CACHED_PRICE * c.prompt_tokens + a for c, a in zip(lost, answers, strict=True))
+    assert agg["cost_with_recovery"] == round(agg["effective_cost"] + extra, 1)
+
+
+def test_a_fact_that_a_search_misses_falls_back_to_the_cheapest_other_way() -> None:
+    class Blind(_SearchingPolicy):
+        def search(self, query: str) -> str:
+            return "No match" + "." * 400  # long, and without the fact: never chosen
+
+    agg, _ = _calls([_history()], Blind())
+    assert agg["fact_searchable"] == 0.0
+    assert agg["recovered_by"] == {"search": 0, "reload": 0, "tool_again": 2}
+
+
+def test_two_facts_of_one_tool_output_pay_for_running_it_again_once() -> None:
+    messages = list(_history().messages)
+    messages[4] = _step(1, "Both parse_header and HeaderValue matter.", "true")
+    t = dataclasses.replace(_history(), messages=tuple(messages))
+    agg, calls = _calls([t], Scripted("drop_r0", _drop_result("r0")))
+    first = next(c for c in calls if len(c.fidelity.missing) == 2)
+    assert first.fidelity.recovered_by == (0, 0, 2)
+    assert first.fidelity.recovery_tokens == COUNTER.count_text(messages[3].tool_results[0].text)
 
 
 # --- recorded runs ----------------------------------------------------------------------
@@ -239,14 +295,16 @@ def test_none_scores_one_on_recorded_runs(fixture_trajectories: list[Trajectory]
     for row in rows:
         assert (row["fact_availability"], row["fact_reloadable"], row["recency"]) == (1, 1, 1)
         assert set(row["fact_availability_by_age"].values()) == {1.0}
-        assert row["cost_with_reloads_ratio"] == row["effective_cost_ratio"] == 1.0
+        assert row["cost_with_recovery_ratio"] == row["effective_cost_ratio"] == 1.0
 
 
-def test_ctxmgr_can_reload_every_fact_its_prompts_miss(
+def test_ctxmgr_finds_every_fact_its_prompts_miss_with_one_small_search(
         swe_trajectories: list[Trajectory]) -> None:
     run = max(swe_trajectories, key=lambda t: len(t.messages))
     agg, calls = _calls([run], "ctxmgr", budget=16_000, counter=default_counter())
     assert agg["fact_availability"] < 1.0
     assert agg["fact_reloadable"] == 1.0
-    assert agg["reload_calls"] == sum(bool(c.fidelity.missing) for c in calls) > 0
-    assert agg["cost_with_reloads"] > agg["effective_cost"]
+    assert agg["fact_searchable"] == 1.0  # each answer holds its fact, within 1,000 tokens
+    assert agg["recovery_calls"] == sum(bool(c.fidelity.missing) for c in calls) > 0
+    assert agg["recovered_by"]["search"] > 0
+    assert agg["cost_with_recovery"] > agg["effective_cost"]

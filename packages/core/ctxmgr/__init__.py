@@ -19,6 +19,7 @@ from ctxmgr.archive import (
 )
 from ctxmgr.autocontext import (
     CONTEXT_RELOAD_TOOL,
+    CONTEXT_SEARCH_TOOL,
     AsyncSummarizer,
     AutoContextConfig,
     AutoContextMemory,
@@ -96,6 +97,7 @@ __all__ = [
     "AutoContextConfig",
     "AutoContextMemory",
     "CONTEXT_RELOAD_TOOL",
+    "CONTEXT_SEARCH_TOOL",
     "CallableCounter",
     "CompressionEvent",
     "CompressionResult",

@@ -1,4 +1,5 @@
-"""ctxmgr's tools as LangChain tools: ``context_reload``, ``message_archiving`` and ``memo``.
+"""ctxmgr's tools as LangChain tools: ``context_reload``, ``context_search``,
+``message_archiving`` and ``memo``.
 
 Each reaches the graph state and store through the injected ``ToolRuntime``
 (hidden from the model's schema), hands the call to the core session engine, and
@@ -13,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from ctxmgr import ARCHIVE_TOOL, CONTEXT_RELOAD_TOOL, MEMO_TOOL
+from ctxmgr import ARCHIVE_TOOL, CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL, MEMO_TOOL
+from ctxmgr.autocontext.search import DEFAULT_MAX_RESULTS
 from ctxmgr.session import ToolAnswer
 from ctxmgr_langgraph.session import GraphSessions
 from ctxmgr_langgraph.state import CONTEXT_KEY
@@ -32,8 +34,8 @@ __all__ = ["context_tools"]
 
 def context_tools(sessions: GraphSessions) -> list[BaseTool]:
     """The tools ``sessions``' engine offers, bound to it."""
-    made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, ARCHIVE_TOOL.name: _archive_tool,
-            MEMO_TOOL.name: _memo_tool}
+    made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, CONTEXT_SEARCH_TOOL.name: _search_tool,
+            ARCHIVE_TOOL.name: _archive_tool, MEMO_TOOL.name: _memo_tool}
     return [made[spec.name](sessions) for spec in sessions.engine.tool_specs]
 
 
@@ -75,6 +77,25 @@ def _reload_tool(sessions: GraphSessions) -> BaseTool:
         return _reply(runtime, CONTEXT_RELOAD_TOOL.name, answer)
 
     return context_reload
+
+
+def _search_tool(sessions: GraphSessions) -> BaseTool:
+    @tool(CONTEXT_SEARCH_TOOL.name, description=CONTEXT_SEARCH_TOOL.description)
+    def context_search(
+        query: Annotated[str, "The text to find, e.g. a function name or an error."],
+        runtime: ToolRuntime,
+        regex: Annotated[bool, "Treat query as a regular expression (default false)."] = False,
+        max_results: Annotated[int, f"Matches per page (default {DEFAULT_MAX_RESULTS})."]
+        = DEFAULT_MAX_RESULTS,
+        page: Annotated[int, "Which page of matches (default 1)."] = 1,
+    ) -> Command:
+        call = _call(sessions, runtime)
+        answer = sessions.engine.search(
+            {"query": query, "regex": regex, "max_results": max_results, "page": page},
+            call["history"], call["state"], **_where(sessions, runtime))
+        return _reply(runtime, CONTEXT_SEARCH_TOOL.name, answer)
+
+    return context_search
 
 
 def _archive_tool(sessions: GraphSessions) -> BaseTool:

@@ -3,6 +3,9 @@
 * ``context_reload`` gives back the originals behind an offload tag, within the
   room the prompt leaves before the trigger; a longer range comes back in pages of
   the size its first page had, each saying how to ask for the next.
+* ``context_search`` finds the lines that match a query in everything the memory
+  hid from the model (offloaded ranges, memos, archived results), newest first,
+  each with the uuid and page a ``context_reload`` gives it back on.
 * ``message_archiving`` hides tool results the model no longer needs behind a
   placeholder (the originals stay, and can be unarchived). It sees this run's
   results too: it reads the agent's scratchpad through the workflow ``Context``
@@ -25,7 +28,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from ctxmgr import ARCHIVE_TOOL, CONTEXT_RELOAD_TOOL, MEMO_TOOL, Message, Store, ToolSpec
+from ctxmgr import (
+    ARCHIVE_TOOL,
+    CONTEXT_RELOAD_TOOL,
+    CONTEXT_SEARCH_TOOL,
+    MEMO_TOOL,
+    Message,
+    Store,
+    ToolSpec,
+)
 from ctxmgr.messages import thaw
 from ctxmgr.session import SessionEngine, ToolAnswer
 
@@ -88,8 +99,8 @@ class BoundMemory(Protocol):
 
 def context_tools(memory: BoundMemory) -> list[FunctionTool]:
     """The tools ``memory``'s engine offers (``context_reload`` always), bound to it."""
-    made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, ARCHIVE_TOOL.name: _archive_tool,
-            MEMO_TOOL.name: _memo_tool}
+    made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, CONTEXT_SEARCH_TOOL.name: _search_tool,
+            ARCHIVE_TOOL.name: _archive_tool, MEMO_TOOL.name: _memo_tool}
     return [made[spec.name](memory) for spec in memory.engine.tool_specs]
 
 
@@ -111,6 +122,19 @@ def _reload_tool(memory: BoundMemory) -> FunctionTool:
 
     return FunctionTool.from_defaults(fn=context_reload,
                                       tool_metadata=_metadata(CONTEXT_RELOAD_TOOL))
+
+
+def _search_tool(memory: BoundMemory) -> FunctionTool:
+    def context_search(query: Any = None, regex: Any = None, max_results: Any = None,
+                       page: Any = None) -> str:
+        answer = memory.engine.search(
+            _given(query=query, regex=regex, max_results=max_results, page=page),
+            memory.history(), memory.session_state, store=memory.store,
+            session=memory.session)
+        return _answered(memory, answer)
+
+    return FunctionTool.from_defaults(fn=context_search,
+                                      tool_metadata=_metadata(CONTEXT_SEARCH_TOOL))
 
 
 async def _run_history(ctx: Context, memory: BoundMemory) -> list[Message]:

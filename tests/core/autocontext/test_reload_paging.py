@@ -65,8 +65,9 @@ def test_by_default_the_memory_pages_to_the_room_its_window_has_left() -> None:
 def test_a_range_that_fits_comes_back_whole_as_before() -> None:
     mem, oid = compressed_memory()
     whole = mem.handle_reload_call({"uuid": oid}, reload_room=None)
-    assert whole == (f"Reloaded {len(mem.reload(oid))} original message(s) for uuid {oid}:"
-                     f"\n\n{render_reloaded(mem.reload(oid))}")
+    text = render_reloaded(mem.reload(oid))
+    assert whole == (f"Reloaded {len(mem.reload(oid))} original message(s) for uuid {oid} "
+                     f"({len(text):,} characters, {C.count_text(text):,} tokens):\n\n{text}")
     assert mem.handle_reload_call({"uuid": oid}, reload_room=10**9) == whole
 
 

@@ -13,6 +13,7 @@ from ctxmgr.autocontext.processor import (
     history_processor,
 )
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL, handle_reload_call
+from ctxmgr.autocontext.search import CONTEXT_SEARCH_TOOL, handle_search_call
 from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.autocontext.summarizers import (
     AsyncSummarizer,
@@ -24,6 +25,7 @@ from ctxmgr.autocontext.summarizers import (
 
 __all__ = [
     "CONTEXT_RELOAD_TOOL",
+    "CONTEXT_SEARCH_TOOL",
     "STRATEGY_NAMES",
     "AsyncSummarizer",
     "AutoContextConfig",
@@ -43,6 +45,7 @@ __all__ = [
     "compress",
     "diff_edits",
     "handle_reload_call",
+    "handle_search_call",
     "history_processor",
     "offload_tag",
     "render_transcript",

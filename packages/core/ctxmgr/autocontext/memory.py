@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any, Unpack
 
 from ctxmgr.autocontext import reload as reloading
+from ctxmgr.autocontext import search
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -187,9 +188,24 @@ class AutoContextMemory(CompressorParts):
             reload_room=reloading.reload_room(self.config, self.tokens),
             page_tokens=self._reload_pages)
         if answer.uuid is not None and answer.page_tokens is not None:
-            self._reload_pages.setdefault(answer.uuid, answer.page_tokens)
-            while len(self._reload_pages) > MAX_RELOAD_PAGES:
-                del self._reload_pages[next(iter(self._reload_pages))]
+            self._keep_page_size(answer.uuid, answer.page_tokens)
+        return answer.text
+
+    def _keep_page_size(self, uuid: str, page_tokens: int) -> None:
+        self._reload_pages.setdefault(uuid, page_tokens)
+        while len(self._reload_pages) > MAX_RELOAD_PAGES:
+            del self._reload_pages[next(iter(self._reload_pages))]
+
+    def handle_search_call(self, tool_input: Any) -> str:
+        """Answer a ``context_search`` tool call: the lines of the offloaded originals that
+        match, newest first, each with the uuid and page a reload gives it back on, within
+        the room left before the trigger. Never raises on the model's input."""
+        answer = search.handle_search_call(
+            self.hidden, tool_input, view=self._working, counter=self.counter,
+            room=reloading.reload_room(self.config, self.tokens),
+            page_tokens=self._reload_pages)
+        for uuid, size in answer.page_tokens.items():  # the pages it named stay those pages
+            self._keep_page_size(uuid, size)
         return answer.text
 
     # -- persistence -----------------------------------------------------------------

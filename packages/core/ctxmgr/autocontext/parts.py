@@ -12,6 +12,7 @@ from typing import Any, TypedDict
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import EventCallback
+from ctxmgr.autocontext.hidden import HiddenOriginals
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.strategies import check_strategies
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
@@ -92,6 +93,8 @@ class CompressorParts:
         self.on_event = on_event
         self.hint = reload_hint_for(self.config, self.counter) if reload_hint else None
         self.hint_tokens = self.counter.count(self.hint) if self.hint is not None else 0
+        self.hidden = HiddenOriginals(self.offload)
+        """The offloaded originals ``context_search`` looks in, read once each."""
         self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
 
     def reload(self, offload_id: str) -> list[Message]:

@@ -26,6 +26,7 @@ from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
 from ctxmgr.autocontext.reload import handle_reload_call
+from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.autocontext.standins import StandIns, check_unique_ids, message_digest
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import Message
@@ -141,6 +142,16 @@ class ContextProcessor(CompressorParts):
             raise self._overflow(exc, history, view, stand_ins, persisted) from None
         return self._finish(history, view, stand_ins, result, persisted)
 
+    def view(self, history: Sequence[Message], state: Mapping[str, Any] | None = None
+             ) -> list[Message]:
+        """The working view of ``history`` as it stands, compressing nothing: each range
+        the state records as compressed replaced by its stand-in.
+
+        Raises:
+            InvalidMessageError: two messages share an id, or ``state`` is damaged.
+        """
+        return self._prepare(history, state)[1]
+
     def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None
                  ) -> tuple[list[Message], list[Message], StandIns, int]:
         history = [self._reuse(m) for m in history if not is_reload_hint(m)]
@@ -209,6 +220,21 @@ class ContextProcessor(CompressorParts):
         """
         return handle_reload_call(self.offload, tool_input, reload_room=reload_room,
                                   counter=self.counter)
+
+    def handle_search_call(self, tool_input: Any, *, view: Sequence[Message] = (),
+                           search_room: int | None = None) -> str:
+        """Answer a ``context_search`` tool call over this session's offloaded originals;
+        never raises on the model's input.
+
+        Args:
+            view: the working view (:attr:`ProcessResult.messages`): its stand-ins order
+                the ranges, newest hits first.
+            search_room: tokens the answer may take (see :func:`~ctxmgr.autocontext.
+                reload.reload_room`); ``None``: :data:`~ctxmgr.autocontext.search.
+                SEARCH_MAX_TOKENS`.
+        """
+        return handle_search_call(self.hidden, tool_input, view=view, room=search_room,
+                                  counter=self.counter).text
 
     def _expand(self, stand_in: Message) -> set[str] | None:
         """Ids of every original behind a stand-in, nested stand-ins opened too."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "ReloadAnswer", "answer_reload", "handle_reload_call",
-           "reload_room", "render_reloaded"]
+           "reload_pages", "reload_room", "render_reloaded"]
 
 logger = logging.getLogger(__name__)
 
@@ -148,18 +148,14 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | 
         return ReloadAnswer(text=f"The original messages for uuid {uuid} cannot be read: "
                                  f"{exc}. Please carry on from the compressed text in the "
                                  "conversation.", uuid=uuid)
-    header = f"Reloaded {len(messages)} original message(s) for uuid {uuid}"
     text = render_reloaded(messages)
     room = (page_tokens or {}).get(uuid, reload_room)
+    counter = counter or default_counter()
+    header = _header(uuid, messages, text, counter)
     if room is None:
         return ReloadAnswer(uuid=uuid, text=f"{header}:\n\n{text}" if page == 1 else (
             f"Error: uuid {uuid} has only one page; call context_reload without page."))
-    counter = counter or default_counter()
-    # The note names the uuid again (32 hex digits are many tokens to a BPE): count it as
-    # the longest it can be, page numbers of five digits.
-    note = _page_note(uuid, 99_999, 99_999, more=True)
-    pages = paginate(text, room - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,
-                     counter)
+    pages = _paginate(uuid, header, text, room, counter)
     if page > len(pages):
         return ReloadAnswer(uuid=uuid, page_tokens=room,
                             text=f"Error: uuid {uuid} has {len(pages)} page(s); ask for "
@@ -168,6 +164,31 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | 
         return ReloadAnswer(uuid=uuid, page_tokens=room, text=f"{header}:\n\n{text}")
     note = _page_note(uuid, page, len(pages), more=page < len(pages))
     return ReloadAnswer(uuid=uuid, page_tokens=room, text=f"{header}{note}{pages[page - 1]}")
+
+
+def reload_pages(offload_id: str, messages: Sequence[Message], room: int,
+                 counter: TokenCounter) -> list[str]:
+    """The pages ``context_reload`` cuts the range ``messages`` into for ``room`` tokens:
+    joined, they are :func:`render_reloaded` of the range (``context_search`` uses them
+    to name the page a match is on)."""
+    text = render_reloaded(list(messages))
+    return _paginate(offload_id, _header(offload_id, messages, text, counter), text, room,
+                     counter)
+
+
+def _header(uuid: str, messages: Sequence[Message], text: str, counter: TokenCounter) -> str:
+    """The first line of a reload answer: what the range is, with its true size."""
+    return (f"Reloaded {len(messages)} original message(s) for uuid {uuid} "
+            f"({len(text):,} characters, {counter.count_text(text):,} tokens)")
+
+
+def _paginate(uuid: str, header: str, text: str, room: int, counter: TokenCounter
+              ) -> list[str]:
+    # The note names the uuid again (32 hex digits are many tokens to a BPE): count it as
+    # the longest it can be, page numbers of five digits.
+    note = _page_note(uuid, 99_999, 99_999, more=True)
+    return paginate(text, room - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,
+                    counter)
 
 
 def _page_note(uuid: str, page: int, pages: int, *, more: bool) -> str:

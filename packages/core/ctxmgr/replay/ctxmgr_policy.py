@@ -58,3 +58,8 @@ class CtxmgrPolicy:
         """The originals behind an offload id in this trajectory's prompts (replay's
         ``fact_reloadable`` asks); raises ``OffloadNotFoundError`` for an unknown id."""
         return self.memory.reload(offload_id)
+
+    def search(self, query: str) -> str:
+        """What ``context_search`` answers for ``query`` beside the latest prompt (replay's
+        ``fact_searchable`` and ``cost_with_recovery`` ask)."""
+        return self.memory.handle_search_call({"query": query})

@@ -59,7 +59,7 @@ import bisect
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from ctxmgr.autocontext.identifiers import MIN_FACT_CHARS, distinctive_strings, is_plain_word
 from ctxmgr.autocontext.marker import find_offload_ids
@@ -75,11 +75,13 @@ __all__ = [
     "CallFidelity",
     "FidelityChecker",
     "Reloader",
+    "Searcher",
     "TrajectoryFacts",
     "age_bucket",
     "distinctive_strings",
     "is_plain_word",
     "reloader_of",
+    "searcher_of",
     "visible_text",
 ]
 
@@ -103,12 +105,23 @@ class Reloader(Protocol):
     def reload(self, offload_id: str) -> Sequence[Message]: ...
 
 
+@runtime_checkable
+class Searcher(Protocol):
+    """A policy that can search what it compressed away: ``search(query)`` is the text a
+    ``context_search`` call for ``query`` answers, beside the policy's latest prompt."""
+
+    def search(self, query: str) -> str: ...
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class _Need:
     fact: str
     bucket: int
     where: tuple[int, ...]
     """Indices of every history message whose visible text holds the fact."""
+    result: int
+    """Ordinal of the latest tool result before the call that holds the fact: the tool
+    a policy that cannot recover it would run again."""
 
 
 class TrajectoryFacts:
@@ -182,7 +195,7 @@ class TrajectoryFacts:
             return None
         age = self._results_before[call] - last_result
         where = tuple(dict.fromkeys(msg for msg, _, _ in hits if msg < call))
-        return _Need(fact=fact, bucket=age_bucket(age), where=where)
+        return _Need(fact=fact, bucket=age_bucket(age), where=where, result=last_result)
 
     def recent_results(self, call: int) -> list[tuple[int, str]]:
         """The last :data:`RECENT_RESULTS` tool results before ``call``."""
@@ -219,6 +232,14 @@ class CallFidelity:
     """The prompt holds the last three tool results' output verbatim."""
     reload_tokens: int = 0
     """Tokens a reload round trip would bring back (0 when no fact needs one)."""
+    searchable: int = 0
+    """Missing facts one ``context_search`` for the fact itself finds (its answer holds
+    the fact; answers are capped at 1,000 tokens)."""
+    recovery_tokens: int = 0
+    """Tokens the cheapest recovery of every missing fact brings in, uncached (0 when
+    nothing is missing): see :mod:`ctxmgr.replay.fidelity`."""
+    recovered_by: tuple[int, int, int] = (0, 0, 0)
+    """Missing facts recovered by a search, a reload, and by running the tool again."""
     missing: tuple[str, ...] = ()
     """Needed facts not in the prompt, in the order the agent used them."""
     retention: CallRetention = field(default_factory=CallRetention)
@@ -229,10 +250,13 @@ class FidelityChecker:
     """Checks one policy's prompts for one trajectory against its :class:`TrajectoryFacts`."""
 
     def __init__(self, facts: TrajectoryFacts, counter: TokenCounter,
-                 reload: Callable[[str], Sequence[Message]] | None = None) -> None:
+                 reload: Callable[[str], Sequence[Message]] | None = None,
+                 search: Callable[[str], str] | None = None) -> None:
         self.facts = facts
         self.counter = counter
         self.reload = reload
+        self.search = search
+        self._result_tokens: dict[int, int] = {}
         self._reloaded: dict[str, tuple[str, int, tuple[str, ...]] | None] = {}
         self._named: dict[int, tuple[Message, str]] = {}
         """id -> (message, named text) of rewritten prompt messages (a stand-in usually
@@ -267,19 +291,63 @@ class FidelityChecker:
                                 retention=retention)
         needed = [0] * len(AGE_BUCKETS)
         available = [0] * len(AGE_BUCKETS)
-        missing: list[str] = []
+        lost: list[_Need] = []
         for need in needs:
             needed[need.bucket] += 1
             if any(i in kept for i in need.where) or any(need.fact in t for t in other):
                 available[need.bucket] += 1
             else:
-                missing.append(need.fact)
-        reloadable, reload_tokens = self._reloadable(missing, other)
+                lost.append(need)
+        missing = [n.fact for n in lost]
+        chains = self._reload_chains(missing, other)
+        reload_tokens = sum(self._loaded_tokens(oid)
+                            for oid in {oid for chain in chains.values() for oid in chain})
+        searchable, recovery_tokens, recovered_by = self._recovery(lost, chains)
         return CallFidelity(
-            needed=len(needs), available=len(needs) - len(missing), reloadable=reloadable,
+            needed=len(needs), available=len(needs) - len(missing), reloadable=len(chains),
             needed_by_age=tuple(needed), available_by_age=tuple(available),
             has_results=bool(recent), recent_kept=recent_kept, reload_tokens=reload_tokens,
-            missing=tuple(missing), retention=retention)
+            searchable=searchable, recovery_tokens=recovery_tokens,
+            recovered_by=recovered_by, missing=tuple(missing), retention=retention)
+
+    def _recovery(self, lost: list[_Need], chains: dict[str, list[str]]
+                  ) -> tuple[int, int, tuple[int, int, int]]:
+        """How many ``lost`` facts one search finds, and the tokens of the cheapest way to
+        get every one back: per fact, the cheapest of its search answer, the reloads that
+        hold it (each range charged once) and its tool's output again (each charged once).
+        """
+        searchable = tokens = 0
+        by = [0, 0, 0]
+        ranges: set[str] = set()
+        results: set[int] = set()
+        for need in lost:
+            options: list[tuple[int, int, Any]] = []
+            if self.search is not None:
+                answer = self.search(need.fact)
+                if need.fact in answer:
+                    searchable += 1
+                    options.append((self.counter.count_text(answer), 0, None))
+            chain = chains.get(need.fact)
+            if chain is not None:
+                options.append((sum(self._loaded_tokens(oid) for oid in chain
+                                    if oid not in ranges), 1, chain))
+            options.append((0 if need.result in results else self._output_tokens(need.result),
+                            2, need.result))
+            cost, how, what = min(options, key=lambda o: o[:2])
+            tokens += cost
+            by[how] += 1
+            if how == 1:
+                ranges.update(what)
+            elif how == 2:
+                results.add(what)
+        return searchable, tokens, (by[0], by[1], by[2])
+
+    def _output_tokens(self, ordinal: int) -> int:
+        """Tokens of a tool result's output (what running the tool again brings back)."""
+        if ordinal not in self._result_tokens:
+            self._result_tokens[ordinal] = self.counter.count_text(
+                self.facts.results[ordinal][1])
+        return self._result_tokens[ordinal]
 
     def _named_text(self, m: Message) -> str:
         got = self._named.get(id(m))
@@ -287,16 +355,16 @@ class FidelityChecker:
             got = self._named[id(m)] = (m, named_text(m))
         return got[1]
 
-    def _reloadable(self, missing: list[str], other: list[str]) -> tuple[int, int]:
-        """How many ``missing`` facts the offload ids in the prompt give back, and the
-        tokens reloading them brings in.
+    def _reload_chains(self, missing: list[str], other: list[str]) -> dict[str, list[str]]:
+        """For each ``missing`` fact the offload ids in the prompt give back, the ids to
+        reload to reach it.
 
         Ids inside reloaded messages are followed breadth-first (a summary of a summary);
-        each fact is charged the shortest path of ids, prompt order first, to the
-        reload whose own messages hold it, and each id is charged once per call.
+        each fact gets the shortest path of ids, prompt order first, to the reload whose
+        own messages hold it.
         """
         if not missing or self.reload is None:
-            return 0, 0
+            return {}
         parent: dict[str, str | None] = {}
         queue: deque[str] = deque()
         for t in other:
@@ -315,17 +383,16 @@ class FidelityChecker:
                 if inner not in parent:
                     parent[inner] = oid
                     queue.append(inner)
-        charged: set[str] = set()
-        reloadable = 0
+        chains: dict[str, list[str]] = {}
         for fact in missing:
             hit = next((oid for oid, text in order if fact in text), None)
-            if hit is None:
-                continue
-            reloadable += 1
-            while hit is not None and hit not in charged:
-                charged.add(hit)
+            chain: list[str] = []
+            while hit is not None:
+                chain.append(hit)
                 hit = parent[hit]
-        return reloadable, sum(self._loaded_tokens(oid) for oid in charged)
+            if chain:
+                chains[fact] = chain
+        return chains
 
     def _loaded_tokens(self, oid: str) -> int:
         got = self._reloaded[oid]
@@ -348,4 +415,9 @@ class FidelityChecker:
 def reloader_of(policy: object) -> Callable[[str], Sequence[Message]] | None:
     """The policy's ``reload`` method, if it has one."""
     return policy.reload if isinstance(policy, Reloader) else None
+
+
+def searcher_of(policy: object) -> Callable[[str], str] | None:
+    """The policy's ``search`` method, if it has one."""
+    return policy.search if isinstance(policy, Searcher) else None
 

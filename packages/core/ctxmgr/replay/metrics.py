@@ -23,9 +23,15 @@ Fidelity, per call, against the recorded next step (the fact rule and what
   with at least one tool result before them;
 * ``fact_availability_by_age``: ``fact_availability`` per source age bucket
   (``"1"``, ``"2"``, ``"3"``, ``"4-10"``, ``"11+"`` tool results back);
-* ``cost_with_reloads``: ``effective_cost`` plus, for each call that misses a needed
-  fact an offload id could give back (a "reload call"), one reload round trip: the
-  prompt again at the cached price and the reloaded messages' tokens uncached.
+* ``fact_searchable``: of the needed facts missing from the prompt, the share that one
+  ``context_search`` for the fact itself finds (always 0 for a policy that cannot
+  search);
+* ``cost_with_recovery``: ``effective_cost`` plus, for each call that misses a needed
+  fact (a "recovery call"), one round trip: the prompt again at the cached price, and
+  uncached the cheapest way to get each missing fact back that the policy has: a
+  ``context_search`` answer that holds it, the ranges a reload of the offload ids in
+  the prompt must bring back, or else the output of the tool that produced it, run
+  again. Every policy can run a tool again, so one that loses a fact pays for it.
 
 Retention, per call, of what came before it (the rules are in
 :mod:`ctxmgr.replay.retention`):
@@ -51,10 +57,12 @@ same calls), ``effective_cost_ratio`` (effective cost / that baseline, the
 "cost / none" of the issue's tables), ``summarizer_input_tokens``,
 ``summarizer_output_tokens``, ``events`` (compressions by strategy name), the
 counts behind the fidelity shares (``needed_facts``, ``facts_available``,
-``facts_reloadable``, ``needed_facts_by_age``, ``recency_calls``,
+``facts_reloadable``, ``facts_searchable``, ``needed_facts_by_age``, ``recency_calls``,
 ``earlier_user_messages``, ``user_messages_retained``, ``user_messages_verbatim``,
-``earlier_tool_calls``, ``tool_calls_named``), ``user_verbatim``, ``reload_calls``,
-``reload_tokens`` and ``cost_with_reloads_ratio`` (over the same baseline); the
+``earlier_tool_calls``, ``tool_calls_named``), ``user_verbatim``, ``recovery_calls``,
+``recovery_tokens``, ``recovered_by`` (missing facts got back by a search, a reload,
+a tool run again), ``reload_tokens`` (what reloading every reloadable fact would
+bring back) and ``cost_with_recovery_ratio`` (over the same baseline); the
 aggregate adds ``runs`` and ``errors`` (trajectories on which the policy raised;
 such a row has an ``error`` string and only the calls before the failure).
 """
@@ -108,7 +116,8 @@ METRIC_KEYS: tuple[str, ...] = (
     "fact_reloadable",
     "recency",
     "fact_availability_by_age",
-    "cost_with_reloads",
+    "cost_with_recovery",
+    "fact_searchable",
     "user_retention",
     "actions_retained",
 )
@@ -242,7 +251,7 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
     base_cost = effective_cost(base_cached, baseline - base_cached)
     events = Counter(e for c in calls for e in c.events)
     fid = _fidelity(calls)
-    with_reloads = cost + fid.pop("reload_cost")
+    with_recovery = cost + fid.pop("recovery_cost")
     return {
         "model_calls": len(calls),
         "prompt_tokens": prompt,
@@ -262,7 +271,8 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
         "fact_reloadable": fid.pop("fact_reloadable"),
         "recency": fid.pop("recency"),
         "fact_availability_by_age": fid.pop("fact_availability_by_age"),
-        "cost_with_reloads": round(with_reloads, 1),
+        "cost_with_recovery": round(with_recovery, 1),
+        "fact_searchable": fid.pop("fact_searchable"),
         "user_retention": fid.pop("user_retention"),
         "actions_retained": fid.pop("actions_retained"),
         # beyond SPEC §8: what the ratios above are made of
@@ -273,7 +283,7 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
         "summarizer_output_tokens": s_out,
         "events": dict(sorted(events.items())),
         **fid,
-        "cost_with_reloads_ratio": round(with_reloads / base_cost, 4) if base_cost else 0.0,
+        "cost_with_recovery_ratio": round(with_recovery / base_cost, 4) if base_cost else 0.0,
     }
 
 
@@ -283,8 +293,10 @@ def _share(part: int, whole: int) -> float:
 
 
 def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
-    needed = available = reloadable = reload_calls = reload_tokens = 0
-    reload_cost = 0.0
+    needed = available = reloadable = searchable = reload_tokens = 0
+    recovery_calls = recovery_tokens = 0
+    recovery_cost = 0.0
+    recovered_by = [0, 0, 0]
     by_age_needed = [0] * len(AGE_BUCKETS)
     by_age_available = [0] * len(AGE_BUCKETS)
     recency_calls = recent_kept = 0
@@ -300,19 +312,24 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
         needed += f.needed
         available += f.available
         reloadable += f.reloadable
+        searchable += f.searchable
+        reload_tokens += f.reload_tokens
         for k in range(len(AGE_BUCKETS)):
             by_age_needed[k] += f.needed_by_age[k]
             by_age_available[k] += f.available_by_age[k]
         if f.has_results:
             recency_calls += 1
             recent_kept += f.recent_kept
-        if f.reloadable:
-            reload_calls += 1
-            reload_tokens += f.reload_tokens
-            reload_cost += effective_cost(c.prompt_tokens, f.reload_tokens)
+        if f.needed > f.available:
+            recovery_calls += 1
+            recovery_tokens += f.recovery_tokens
+            recovery_cost += effective_cost(c.prompt_tokens, f.recovery_tokens)
+            for k in range(3):
+                recovered_by[k] += f.recovered_by[k]
     return {
         "fact_availability": _share(available, needed),
         "fact_reloadable": _share(reloadable, needed - available),
+        "fact_searchable": _share(searchable, needed - available),
         "recency": _share(recent_kept, recency_calls),
         "fact_availability_by_age": {
             name: _share(a, n)
@@ -320,6 +337,7 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
         "needed_facts": needed,
         "facts_available": available,
         "facts_reloadable": reloadable,
+        "facts_searchable": searchable,
         "needed_facts_by_age": dict(zip(AGE_BUCKETS, by_age_needed, strict=True)),
         "recency_calls": recency_calls,
         "user_retention": _share(users_retained, users),
@@ -330,9 +348,12 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
         "user_messages_verbatim": users_verbatim,
         "earlier_tool_calls": tool_calls,
         "tool_calls_named": calls_named,
-        "reload_calls": reload_calls,
+        "recovery_calls": recovery_calls,
+        "recovery_tokens": recovery_tokens,
+        "recovered_by": dict(zip(("search", "reload", "tool_again"), recovered_by,
+                                 strict=True)),
         "reload_tokens": reload_tokens,
-        "reload_cost": reload_cost,
+        "recovery_cost": recovery_cost,
     }
 
 

@@ -38,10 +38,11 @@ _COLUMNS: tuple[tuple[str, str], ...] = (
     ("ms_per_call_median", "ms/call"),
     ("fact_availability", "facts kept"),
     ("fact_reloadable", "reloadable"),
+    ("fact_searchable", "searchable"),
     ("recency", "recency"),
     ("user_retention", "user kept"),
     ("actions_retained", "actions kept"),
-    ("cost_with_reloads_ratio", "cost+reloads / none"),
+    ("cost_with_recovery_ratio", "cost+recovery / none"),
 )
 
 
@@ -49,8 +50,8 @@ def _cell(key: str, value: Any) -> str:
     if key == "savings":
         return f"{value * 100:.1f} %"
     if key in ("effective_cost_ratio", "cache_hit_ratio", "fact_availability",
-               "fact_reloadable", "recency", "user_retention", "actions_retained",
-               "cost_with_reloads_ratio"):
+               "fact_reloadable", "fact_searchable", "recency", "user_retention",
+               "actions_retained", "cost_with_recovery_ratio"):
         return f"{value:.3f}"
     if key == "ms_per_call_median":
         return f"{value:.3f}"
@@ -134,7 +135,7 @@ def save_plot(report: ReplayReport, path: str | Path, *, policies: Sequence[str]
     curves, several show the longest trajectory's curves (left) and, for each call
     number, the mean over the trajectories that reach it (right). Bottom: fact
     availability by source age (left) and effective cost against fact availability,
-    without (filled) and with (hollow) reload round trips (right).
+    without (filled) and with (hollow) the cost of recovering what it lost (right).
     """
     import matplotlib
 
@@ -184,17 +185,17 @@ def _plot_fidelity(by_age: Any, frontier: Any, report: ReplayReport, names: Sequ
                     linewidth=1.4)
         cost, kept = agg["effective_cost_ratio"], agg["fact_availability"]
         frontier.scatter([cost], [kept], color=color, label=name, zorder=3)
-        with_reloads = agg["cost_with_reloads_ratio"]
-        if with_reloads != cost:
-            frontier.plot([cost, with_reloads], [kept, kept], color=color, linestyle=":",
+        with_recovery = agg["cost_with_recovery_ratio"]
+        if with_recovery != cost:
+            frontier.plot([cost, with_recovery], [kept, kept], color=color, linestyle=":",
                           linewidth=1)
-            frontier.scatter([with_reloads], [kept], facecolors="none", edgecolors=color,
+            frontier.scatter([with_recovery], [kept], facecolors="none", edgecolors=color,
                              zorder=3)
     by_age.set_title("needed facts in the prompt, by source age", fontsize=9)
     by_age.set_xlabel("tool results back")
     by_age.set_ylabel("fact availability")
     by_age.legend(fontsize=8)
-    frontier.set_title("cost against fact availability (hollow: with reload round trips)",
+    frontier.set_title("cost against fact availability (hollow: with recovery)",
                        fontsize=9)
     frontier.set_xlabel("effective cost / none")
     frontier.set_ylabel("fact availability")

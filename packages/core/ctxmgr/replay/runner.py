@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxmgr.messages import Message
-from ctxmgr.replay.fidelity import FidelityChecker, TrajectoryFacts, reloader_of
+from ctxmgr.replay.fidelity import FidelityChecker, TrajectoryFacts, reloader_of, searcher_of
 from ctxmgr.replay.metrics import (
     TrajectoryResult,
     aggregate_row,
@@ -159,7 +159,7 @@ def _replay_one(
     task_message = next((m for m in messages if m.role == "user" and task and m.text == task),
                         None)
     policy.reset()
-    checker = FidelityChecker(facts, counter, reloader_of(policy))
+    checker = FidelityChecker(facts, counter, reloader_of(policy), searcher_of(policy))
     previous_prompt: Sequence[Message] | None = None
     previous_history_tokens = 0
     calls = [i for i, m in enumerate(messages) if m.role == "assistant"]

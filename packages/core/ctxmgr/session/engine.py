@@ -39,13 +39,14 @@ from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import DEFAULT, reload_hint_for
 from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
-from ctxmgr.errors import ConfigError
+from ctxmgr.autocontext.search import CONTEXT_SEARCH_TOOL
+from ctxmgr.errors import ConfigError, CtxmgrError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, guidance_message, render_view
-from ctxmgr.session.recovery import reload_answer
+from ctxmgr.session.recovery import reload_answer, search_answer
 from ctxmgr.session.state import (
     MemoElision,
     SessionState,
@@ -190,7 +191,7 @@ class SessionEngine:
     @property
     def tool_specs(self) -> list[ToolSpec]:
         """ctxmgr's tools this engine offers, in neutral form (an adapter binds them)."""
-        specs = [CONTEXT_RELOAD_TOOL] if self.context_reload else []
+        specs = [CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL] if self.context_reload else []
         if self.settings.message_archiving:
             specs.append(ARCHIVE_TOOL)
         if self.settings.memo:
@@ -377,9 +378,21 @@ class SessionEngine:
         state says is sent beside it) leaves; never raises on the model's input."""
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
-        used = (processor.counter.count_messages(history) + processor.hint_tokens
-                + current.overhead)
-        return reload_answer(processor, tool_input, state=current, used_tokens=used)
+        view = _view(processor, history, current)
+        return reload_answer(processor, tool_input, state=current,
+                             used_tokens=_used(processor, view, current))
+
+    def search(self, tool_input: Any, history: Sequence[Message],
+               state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
+        """Answer ``context_search`` over what the session hid from the model (offloaded
+        ranges, memos, archived results), within the room the prompt leaves; never
+        raises on the model's input."""
+        current = SessionState.from_json(state)
+        processor = self.processor(store, session, current)
+        view = _view(processor, history, current)
+        return search_answer(processor, tool_input, state=current, view=view,
+                             used_tokens=_used(processor, view, current),
+                             memos=self.memos(store, session) if self.settings.memo else None)
 
     def archive(self, tool_input: Any, history: Sequence[Message],
                 state: Mapping[str, Any] | None) -> ToolAnswer:
@@ -412,6 +425,21 @@ class SessionEngine:
     def __repr__(self) -> str:
         return (f"SessionEngine({self.config!r}, project={self.project!r}, "
                 f"tools={[s.name for s in self.tool_specs]})")
+
+
+def _view(processor: ContextProcessor, history: Sequence[Message],
+          current: SessionState) -> list[Message]:
+    """The working view a tool call is answered beside: ``history`` with the stand-ins the
+    state records (a framework that kept the originals hands those over)."""
+    try:
+        return processor.view(history, current.compression)
+    except CtxmgrError:
+        return list(history)
+
+
+def _used(processor: ContextProcessor, view: Sequence[Message], current: SessionState) -> int:
+    """Tokens of the prompt as it stands: the view, the hint and what is sent beside."""
+    return processor.counter.count_messages(view) + processor.hint_tokens + current.overhead
 
 
 def _pruned(state: SessionState, view: Sequence[Message]) -> dict[str, Any]:

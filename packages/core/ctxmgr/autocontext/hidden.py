@@ -1,0 +1,184 @@
+"""What the agent no longer sees: the originals behind a working view's stand-ins.
+
+``context_search`` looks for a detail in these, so they are laid out here as
+*passages*: one per original message, rendered exactly as ``context_reload``
+renders it, with the offload range that gives it back and where in that range's
+reload text it starts (to name the page). Stand-ins inside a range are opened in
+place, so a summary of a summary is searched through to the first originals and
+no summary text is ever offered as a match.
+
+Offloaded ranges never change (an id names one content), so each range is read
+and rendered once per session and kept in a small cache.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids
+from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.reload import reload_pages, render_reloaded
+from ctxmgr.errors import OffloadNotFoundError
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.tokens import TokenCounter
+
+__all__ = ["HiddenOriginals", "Passage"]
+
+logger = logging.getLogger(__name__)
+
+_SEPARATOR = "\n\n"
+"""What :func:`render_reloaded` puts between two rendered blocks (and so messages)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One hidden original, as a reload shows it."""
+
+    text: str
+    """The message rendered as :func:`render_reloaded` renders it."""
+    source: str
+    """Where it can be read back: an offload id, ``memo:<key>`` or ``archived:<id>``."""
+    offset: int = 0
+    """Where ``text`` starts in its offload range's reload text (offloads only)."""
+    label: str = ""
+    """What it is, for the model: ``bash result``, ``bash call``, ``user``, …"""
+
+
+@dataclass(frozen=True, slots=True)
+class _Range:
+    """One offloaded range, read once: its messages, rendered, and nested ranges."""
+
+    messages: tuple[Message, ...]
+    items: tuple[tuple[str | None, str, int], ...]
+    """Per message: (offload id of a stand-in, else None), its text, its offset."""
+
+
+class HiddenOriginals:
+    """The hidden originals of one session's offload store, read through a cache."""
+
+    def __init__(self, offload: OffloadStore, *, max_ranges: int = 4096) -> None:
+        self.offload = offload
+        self.max_ranges = max_ranges
+        self._ranges: OrderedDict[str, _Range | None] = OrderedDict()
+        self._pages: dict[tuple[str, int, int], list[int]] = {}
+
+    def range(self, offload_id: str) -> tuple[Message, ...] | None:
+        """The messages of one range (``None``: unknown id, or the store cannot give it)."""
+        got = self._range(offload_id)
+        return None if got is None else got.messages
+
+    def page_starts(self, offload_id: str, page_tokens: int, counter: TokenCounter
+                    ) -> list[int] | None:
+        """Where each page of a ``context_reload`` of the range with pages of
+        ``page_tokens`` starts in its reload text (``None``: the range cannot be read).
+        Cutting pages counts the whole range, so the answer is kept."""
+        key = (offload_id, page_tokens, id(counter))
+        if key in self._pages:
+            return self._pages[key]
+        messages = self.range(offload_id)
+        if messages is None:
+            return None
+        starts = [0]
+        for page in reload_pages(offload_id, messages, page_tokens, counter)[:-1]:
+            starts.append(starts[-1] + len(page))
+        self._pages[key] = starts
+        while len(self._pages) > self.max_ranges:
+            del self._pages[next(iter(self._pages))]
+        return starts
+
+    def passages(self, view: Sequence[Message]) -> list[Passage]:
+        """Every original hidden behind ``view``'s stand-ins, in conversation order, then
+        those of ranges no stand-in in ``view`` leads to (older compressions), by id.
+
+        A range the store cannot read is left out (a reload of it says why).
+        """
+        names: dict[str, str] = {}
+        out: list[Passage] = []
+        seen: set[str] = set()
+        roots = [oid for m in view for oid in _stand_in_ids(m)]
+        try:
+            roots.extend(sorted(self.offload.ids()))
+        except Exception as exc:  # any backend failure: the ranges the view names remain
+            logger.warning("cannot list the offloaded ranges of %s: %r", self.offload.namespace,
+                           exc)
+        for root in roots:
+            out.extend(self._walk(root, seen, names))
+        return out
+
+    def _walk(self, root: str, seen: set[str], names: dict[str, str]) -> Iterator[Passage]:
+        """The originals of ``root``, nested ranges opened in place (an explicit stack:
+        a summary of a summary may nest deeply)."""
+        stack: list[Iterator[tuple[str, tuple[str | None, str, int], Message]]] = []
+
+        def open_range(oid: str) -> None:
+            if oid in seen:
+                return
+            seen.add(oid)
+            got = self._range(oid)
+            if got is not None:
+                stack.append(((oid, item, m) for item, m in
+                              zip(got.items, got.messages, strict=True)))
+
+        open_range(root)
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                continue
+            oid, (inner, text, offset), m = step
+            for use in m.tool_uses:
+                names[use.id] = use.name
+            if inner is not None:
+                open_range(inner)
+            elif text:
+                yield Passage(text=text, source=oid, offset=offset, label=_label(m, names))
+
+    def _range(self, offload_id: str) -> _Range | None:
+        if offload_id in self._ranges:
+            self._ranges.move_to_end(offload_id)
+            return self._ranges[offload_id]
+        try:
+            messages = tuple(self.offload.load(offload_id))
+        except OffloadNotFoundError:
+            return None  # not cached: it may be written later
+        except Exception as exc:  # any backend failure: search the rest; not cached
+            logger.warning("cannot read offloaded range %s: %r", offload_id, exc)
+            return None
+        items: list[tuple[str | None, str, int]] = []
+        offset = 0
+        for m in messages:
+            inner = next(iter(_stand_in_ids(m)), None)
+            text = render_reloaded([m])
+            items.append((inner, text, offset))
+            if text:
+                offset += len(text) + len(_SEPARATOR)
+        self._ranges[offload_id] = _Range(messages=messages, items=tuple(items))
+        while len(self._ranges) > self.max_ranges:
+            self._ranges.popitem(last=False)
+        return self._ranges[offload_id]
+
+
+def _stand_in_ids(m: Message) -> Iterable[str]:
+    """The offload ids a message stands for: its marker's, else the tags it carries."""
+    marker = CompressedMarker.of(m)
+    if marker is not None and marker.offload_id:
+        return (marker.offload_id,)
+    if marker is None:
+        return ()
+    return [oid for b in m.content if isinstance(b, TextBlock | ToolResultBlock)
+            for oid in find_offload_ids(b.text)]
+
+
+def _label(m: Message, names: dict[str, str]) -> str:
+    """What a passage is, as the model knows it: the role, or the tool result's call."""
+    results = m.tool_results
+    if results:
+        name = names.get(results[0].tool_use_id)
+        return f"{name} result" if name else "tool result"
+    uses = [b.name for b in m.content if isinstance(b, ToolUseBlock)]
+    if m.role == "assistant" and uses:
+        return f"assistant, {', '.join(dict.fromkeys(uses))} call"
+    return m.role

@@ -1,0 +1,398 @@
+"""The ``context_search`` tool: find one detail in what was compressed away.
+
+``context_reload`` gives back a whole range, and a range can be many pages; an
+agent that needs the line ``800: def lint_path`` from an old grep needs that line,
+not the forty tool results around it. A search answers with the matching lines,
+a line of context on each side, where each was found (the offload id and the
+reload page that holds it, the memo, or the archived result) and how many more
+matches there are, within a token cap sized to the room the prompt has left.
+
+Rules the answers keep, for every caller:
+
+* **Literal by default.** The query is matched as written, case and all; when
+  nothing matches exactly, matches that differ only in case are offered and the
+  answer says so. ``regex: true`` takes a regular expression (the ``regex``
+  package, with a time limit: a pattern that would run away is answered with one
+  line, never a hang).
+* **Newest first,** one hit per matching line; ``max_results`` hits a page, and
+  the last line of an answer says how to ask for the next page.
+* **Bounded.** An answer is at most :data:`SEARCH_MAX_TOKENS` tokens and never
+  more than the room given; long lines are cut to a window around the match, and
+  context lines go before any hit does.
+* **Never raises** on anything the model sends.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import regex
+
+from ctxmgr.autocontext.hidden import HiddenOriginals, Passage
+from ctxmgr.messages import Message
+from ctxmgr.prompts import ToolSpec
+from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.tool_input import parse_tool_input
+
+__all__ = ["CONTEXT_SEARCH_TOOL", "DEFAULT_MAX_RESULTS", "MAX_RESULTS", "SEARCH_MAX_TOKENS",
+           "SearchAnswer", "answer_search", "handle_search_call"]
+
+DEFAULT_MAX_RESULTS = 3
+MAX_RESULTS = 20
+SEARCH_MAX_TOKENS = 1000
+"""Largest answer: enough for a page of hits with context, small beside any prompt."""
+MAX_QUERY_CHARS = 1000
+REGEX_SECONDS = 1.0
+"""Time a regular expression may take over every passage of one search."""
+MAX_COUNTED = 10_000
+"""Matches counted before an answer says "more than"."""
+
+_LINE_CHARS = 120
+"""Characters of a matching line shown around the match, before the cap narrows it."""
+_CONTEXT_CHARS = 80
+_SMALLEST_HIT_TOKENS = 60
+"""What one hit takes at most once cut to its narrowest (its place line and a line of 60
+characters), with its share of the first and last lines."""
+
+CONTEXT_SEARCH_TOOL = ToolSpec(
+    name="context_search",
+    description=(
+        "Search what was compressed out of your context (offloaded messages, memos, "
+        "archived tool results) for a detail: a name, an error, a line of a file. Returns "
+        "the matching lines with a line of context, newest first, each with the uuid and "
+        "page that context_reload would give back. Literal and case-sensitive unless "
+        "regex is true."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string",
+                      "description": "The text to find, e.g. a function name or an error."},
+            "regex": {"type": "boolean",
+                      "description": "Treat query as a regular expression (default false)."},
+            "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS,
+                            "description": f"Matches per page (default "
+                                           f"{DEFAULT_MAX_RESULTS})."},
+            "page": {"type": "integer", "minimum": 1,
+                     "description": "Which page of matches (default 1)."},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+)
+
+_USAGE = ('expected {"query": "<text to find>", "regex": false, "max_results": '
+          f'{DEFAULT_MAX_RESULTS}, "page": 1}}')
+
+Where = Callable[[Passage, int], str]
+"""Where a hit is, for the model: (passage, character offset of the hit in it) -> text
+such as ``uuid=… page 2 of 3``."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Query:
+    text: str
+    regex: bool
+    per_page: int
+    page: int
+    asked: int = 0
+    """The ``max_results`` the call gave (``per_page`` may be smaller, to fit the cap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    passage: Passage
+    start: int
+    """Start of the matching line in the passage."""
+    end: int
+    """End of the matching line (its newline excluded)."""
+    match: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchAnswer:
+    """What one ``context_search`` call answered."""
+
+    text: str
+    """The tool result for the model."""
+    page_tokens: Mapping[str, int] = field(default_factory=dict)
+    """The page size of each range the answer names a page of: keep it (as a reload's
+    first page is kept), so a later ``context_reload`` cuts the pages the answer named."""
+
+
+def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
+                       view: Sequence[Message] = (), room: int | None = None,
+                       counter: TokenCounter | None = None,
+                       page_tokens: Mapping[str, int] | None = None,
+                       extra: Sequence[Passage] = ()) -> SearchAnswer:
+    """Answer one ``context_search`` call over a session's offloaded originals (and
+    ``extra`` passages: memos, archived results), naming for each hit the reload page
+    that holds it. Never raises.
+
+    Args:
+        hidden: the session's offloaded originals.
+        view: the working view (its stand-ins order the ranges; others follow).
+        room: tokens the answer may take; also the page size of a reload of a range
+            not reloaded yet (``None``: :data:`SEARCH_MAX_TOKENS`, and ranges are one
+            page, as a reload without a room gives them).
+        page_tokens: the page size of each range already reloaded or named (a session's
+            ``reload_pages``): its pages are named as that reload cuts them.
+    """
+    counter = counter or default_counter()
+    fixed = dict(page_tokens or {})
+    named: dict[str, int] = {}
+
+    def where(p: Passage, offset: int) -> str:
+        if p.source.startswith("memo:"):
+            return f'memo "{p.source[5:]}" (memo read gives it whole)'
+        if p.source.startswith("archived:"):
+            return f"archived (message_archiving unarchive {p.source[9:]} restores it)"
+        size = fixed.get(p.source, room)
+        starts = hidden.page_starts(p.source, size, counter) if size is not None else None
+        if starts is None:
+            return f"uuid={p.source}"
+        if p.source not in fixed and size is not None:
+            named[p.source] = size
+        page = bisect.bisect_right(starts, p.offset + offset)
+        return f"uuid={p.source} page {page} of {len(starts)}"
+
+    passages = [*hidden.passages(view), *extra]
+    text = answer_search(passages, tool_input, room=room, counter=counter, where=where)
+    return SearchAnswer(text=text, page_tokens=named)
+
+
+def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | None = None,
+                  counter: TokenCounter | None = None, where: Where | None = None) -> str:
+    """Answer one ``context_search`` call over ``passages`` (oldest first). Never raises.
+
+    Args:
+        passages: what the agent no longer sees (see :mod:`ctxmgr.autocontext.hidden`).
+        tool_input: ``{"query", "regex", "max_results", "page"}`` as a mapping or JSON.
+        room: tokens the answer may take beside the prompt (capped at
+            :data:`SEARCH_MAX_TOKENS`); ``None``: that cap.
+        counter: counts the answer (default: the exact default counter).
+        where: names where a hit is (default: its source).
+    """
+    query = _parse(tool_input)
+    if isinstance(query, str):
+        return query
+    cap = min(room, SEARCH_MAX_TOKENS) if room is not None else SEARCH_MAX_TOKENS
+    # a page never holds more hits than the cap has room for at their smallest
+    query = replace(query, per_page=max(1, min(query.per_page, cap // _SMALLEST_HIT_TOKENS)),
+                    asked=query.per_page)
+    try:
+        hits, total, folded = _find(passages, query)
+    except TimeoutError:
+        return (f"Error: the regular expression {query.text!r:.80} took longer than "
+                f"{REGEX_SECONDS:g} s; make it simpler, or search for a literal word in it.")
+    counter = counter or default_counter()
+    return _render(query, hits, total, folded, len(passages), cap, counter,
+                   where or _default_where)
+
+
+def _parse(tool_input: Any) -> _Query | str:
+    parsed = parse_tool_input(tool_input, _USAGE)
+    if isinstance(parsed, str):
+        return parsed
+    text = parsed.get("query")
+    if not isinstance(text, str) or not text.strip():
+        return f"Error: query must be the text to find, got {text!r:.80}; {_USAGE}"
+    if len(text) > MAX_QUERY_CHARS:
+        return (f"Error: query is {len(text)} characters; search for at most "
+                f"{MAX_QUERY_CHARS} (a distinctive part is enough).")
+    is_regex = parsed.get("regex", False)
+    if isinstance(is_regex, str) and is_regex.strip().lower() in ("true", "false"):
+        is_regex = is_regex.strip().lower() == "true"
+    if not isinstance(is_regex, bool):
+        return f"Error: regex must be true or false, got {is_regex!r:.40}; {_USAGE}"
+    numbers = {}
+    for name, default in (("max_results", DEFAULT_MAX_RESULTS), ("page", 1)):
+        value = parsed.get(name, default)
+        if value is None:
+            value = default
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            return f"Error: {name} must be a whole number from 1, got {value!r:.40}; {_USAGE}"
+        numbers[name] = value
+    if is_regex:
+        try:
+            regex.compile(text)
+        except (regex.error, OverflowError, RecursionError) as exc:
+            return f"Error: query is not a valid regular expression ({str(exc)[:120]})."
+    return _Query(text=text, regex=is_regex, per_page=min(numbers["max_results"], MAX_RESULTS),
+                  page=numbers["page"])
+
+
+def _find(passages: Sequence[Passage], query: _Query) -> tuple[list[_Hit], int, bool]:
+    """Hits up to the requested page (newest passage first), the number of matching lines
+    (counted up to :data:`MAX_COUNTED`), and whether only a case-folded match was found.
+
+    Raises:
+        TimeoutError: a regular expression ran past :data:`REGEX_SECONDS`.
+    """
+    want = query.page * query.per_page
+    if query.regex:
+        return (*_scan(passages, regex.compile(query.text), want), False)
+    hits, total = _scan_literal(passages, query.text, want)
+    if total:
+        return hits, total, False
+    folded = regex.compile(regex.escape(query.text), regex.IGNORECASE)
+    hits, total = _scan(passages, folded, want)
+    return hits, total, bool(total)
+
+
+def _scan_literal(passages: Sequence[Passage], text: str, want: int) -> tuple[list[_Hit], int]:
+    hits: list[_Hit] = []
+    seen: set[str] = set()
+    for p in reversed(passages):
+        body = p.text
+        pos = body.find(text)
+        while pos >= 0:
+            start, end = _line(body, pos)
+            if _new_line(seen, body, start, end) and len(hits) < want:
+                hits.append(_Hit(p, start, end, (pos, pos + len(text))))
+            if len(seen) >= MAX_COUNTED:
+                return hits, len(seen)
+            pos = body.find(text, end)
+    return hits, len(seen)
+
+
+def _new_line(seen: set[str], body: str, start: int, end: int) -> bool:
+    """Whether the line is one no newer hit showed (a file read twice, a command run
+    again: the newest copy is the one shown, the others are not counted)."""
+    line = body[start:end].strip()
+    if line in seen:
+        return False
+    seen.add(line)
+    return True
+
+
+def _scan(passages: Sequence[Passage], pattern: regex.Pattern[str], want: int
+          ) -> tuple[list[_Hit], int]:
+    hits: list[_Hit] = []
+    seen: set[str] = set()
+    deadline = time.monotonic() + REGEX_SECONDS
+    for p in reversed(passages):
+        body = p.text
+        pos = 0
+        while pos <= len(body):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            m = pattern.search(body, pos, timeout=left)
+            if m is None:
+                break
+            start, end = _line(body, m.start())
+            if _new_line(seen, body, start, end) and len(hits) < want:
+                hits.append(_Hit(p, start, end, (m.start(), max(m.end(), m.start()))))
+            if len(seen) >= MAX_COUNTED:
+                return hits, len(seen)
+            pos = end + 1
+    return hits, len(seen)
+
+
+def _line(body: str, pos: int) -> tuple[int, int]:
+    start = body.rfind("\n", 0, pos) + 1
+    end = body.find("\n", pos)
+    return start, len(body) if end < 0 else end
+
+
+def _default_where(p: Passage, _: int) -> str:
+    return p.source
+
+
+def _render(query: _Query, hits: list[_Hit], total: int, folded: bool, searched: int,
+            cap: int, counter: TokenCounter, where: Where) -> str:
+    shown_q = json.dumps(query.text[:80], ensure_ascii=False)
+    if not total:
+        return (f"No match for {shown_q} in what was compressed away ({searched} messages "
+                "searched). It may still be in your context; try fewer words, another "
+                'spelling, or "regex": true.')
+    first = (query.page - 1) * query.per_page
+    page_hits = hits[first:first + query.per_page]
+    if not page_hits:
+        pages = -(-min(total, MAX_COUNTED) // query.per_page)
+        return (f"Error: {total} match(es) for {shown_q} make {pages} page(s) of "
+                f"{query.per_page}; ask for page 1 to {pages}.")
+    counted = f"more than {total}" if total >= MAX_COUNTED else str(total)
+    kind = "lines matching, case aside," if folded else "lines match"
+    head = (f"{counted} {kind} {shown_q} in what was compressed away (newest first; "
+            f"{first + 1}-{first + len(page_hits)}):")
+    left = total - first - len(page_hits)
+    if left > 0:
+        more = "more than " if total >= MAX_COUNTED else ""
+        size = "" if query.per_page == query.asked else f'"max_results": {query.per_page}, '
+        tail = f"{more}{left} more: the same call with {size}\"page\": {query.page + 1}."
+    else:
+        tail = "No more. context_reload with a uuid and page gives back the whole page."
+    places = [where(h.passage, h.start) for h in page_hits]
+    # widest snippets first; narrower ones, then none of the context, until it fits
+    for line_chars, context in ((_LINE_CHARS, True), (_LINE_CHARS, False), (80, False),
+                                (60, False)):
+        body = _snippets(page_hits, places, line_chars, context)
+        text = f"{head}\n\n{body}\n\n{tail}"
+        if counter.count_text(text) <= cap:
+            return text
+    return text
+
+
+def _snippets(hits: Sequence[_Hit], places: Sequence[str], line_chars: int, context: bool
+              ) -> str:
+    """The hits under a line naming where they are, hits side by side in one passage
+    shown as one run of lines (a line is never shown twice); ``>`` marks a match."""
+    blocks: list[str] = []
+    i = 0
+    while i < len(hits):
+        j = i + 1
+        while j < len(hits) and hits[j].passage is hits[i].passage and places[j] == places[i]:
+            j += 1
+        blocks.append(f"[{places[i]}; {hits[i].passage.label}]\n"
+                      + _lines(hits[i:j], line_chars, context))
+        i = j
+    return "\n\n".join(blocks)
+
+
+def _lines(hits: Sequence[_Hit], line_chars: int, context: bool) -> str:
+    """The matching lines of one passage (and, with ``context``, the line on each side)."""
+    body = hits[0].passage.text
+    shown: dict[int, str] = {}  # line start -> rendered line
+    for h in hits:
+        shown[h.start] = "> " + _window(body[h.start:h.end], h.match[0] - h.start,
+                                        h.match[1] - h.start, line_chars)
+    if context:
+        for h in hits:
+            if h.start > 0:
+                prev = body.rfind("\n", 0, h.start - 1) + 1
+                _add_context(shown, prev, body[prev:h.start - 1])
+            if h.end < len(body):
+                nxt = body.find("\n", h.end + 1)
+                _add_context(shown, h.end + 1, body[h.end + 1:len(body) if nxt < 0 else nxt])
+    return "\n".join(shown[k] for k in sorted(shown))
+
+
+def _add_context(shown: dict[int, str], start: int, line: str) -> None:
+    if start not in shown and line.strip():
+        shown[start] = "  " + _clip(line, _CONTEXT_CHARS)
+
+
+def _clip(line: str, chars: int) -> str:
+    return line if len(line) <= chars else line[:chars] + " [...]"
+
+
+def _window(line: str, start: int, end: int, chars: int) -> str:
+    """``line`` cut to about ``chars`` characters around ``line[start:end]`` (the match
+    is always whole), with ``[...]`` where it was cut."""
+    if len(line) <= chars:
+        return line
+    span = end - start
+    before = max((chars - span) // 2, 20)
+    lo = max(0, start - before)
+    hi = min(len(line), max(end + before, lo + chars))
+    lo = max(0, min(lo, hi - chars))
+    return f"{'[...] ' if lo else ''}{line[lo:hi]}{' [...]' if hi < len(line) else ''}"

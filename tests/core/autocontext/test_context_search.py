@@ -1,0 +1,160 @@
+"""context_search: one detail back from what was compressed away, cheaply and exactly."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from builders import C, call, result, system, user
+
+from ctxmgr import (
+    CONTEXT_SEARCH_TOOL,
+    AutoContextConfig,
+    AutoContextMemory,
+    InMemoryStore,
+    default_counter,
+)
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.autocontext.search import MAX_COUNTED, SEARCH_MAX_TOKENS
+from ctxmgr.replay.visible import visible_text
+
+_HIT = re.compile(r"^\[uuid=([0-9a-f]{32}) page (\d+) of (\d+); ", re.M)
+
+
+def _names(seed: int, n: int) -> list[str]:
+    """``n`` distinct made-up function names (no fixture phrasing to lean on)."""
+    rng = random.Random(seed)
+    parts = ["lint", "parse", "load", "flush", "merge", "render", "scan", "emit", "probe"]
+    names: set[str] = set()
+    while len(names) < n:
+        names.add(f"{rng.choice(parts)}_{rng.choice(parts)}_{rng.randrange(10**6)}")
+    return sorted(names)
+
+
+def _memory(seed: int = 0, groups: int = 60, *, store: InMemoryStore | None = None,
+            session: str = "default") -> tuple[AutoContextMemory, list[str]]:
+    """A coding run of ``groups`` greps, each defining one function on a numbered line,
+    compressed to an 8k window (most of it offloaded)."""
+    names = _names(seed, groups)
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000, min_compression_tokens=500),
+                            counter=C, store=store, session=session)
+    mem.add([system(), user("fix the linter", id="u0")])
+    for k, name in enumerate(names):
+        lines = [f"{100 + n}: m{k} " + "x" * 50 for n in range(30)]
+        lines[k % 30] = f"{100 + k % 30}: def {name}(path):"
+        mem.add([call(f"c{k}", id=f"a{k}", args={"command": f"grep -n def src/m{k}.py"}),
+                 result(f"c{k}", "\n".join(lines), id=f"t{k}")])
+        mem.compress_if_needed()
+    return mem, names
+
+
+def _hidden(mem: AutoContextMemory, names: list[str]) -> list[str]:
+    prompt = "\n".join(visible_text(m) for m in mem.prompt)
+    return [n for n in names if n not in prompt]
+
+
+def test_one_search_finds_a_line_the_prompt_lost_and_names_the_page_that_holds_it() -> None:
+    mem, names = _memory(seed=1)
+    lost = _hidden(mem, names)
+    assert len(lost) >= 10  # the run was compressed: definitions left the prompt
+    for name in lost:
+        answer = mem.handle_search_call({"query": name})
+        line = next(x for x in answer.splitlines() if x.startswith("> "))
+        assert f"def {name}(path):" in line  # the line itself, with its line number
+        uuid, page, pages = _HIT.search(answer).groups()
+        reloaded = mem.handle_reload_call({"uuid": uuid, "page": int(page)})
+        assert f"def {name}(path):" in reloaded  # the page it named holds it
+        assert f"page {page} of {pages}" in reloaded or pages == "1"
+
+
+def test_hits_come_from_the_originals_never_from_a_summary_of_them() -> None:
+    mem, names = _memory(seed=2, groups=90)
+    nested = [oid for m in mem.prompt for oid in find_offload_ids(m.text)]
+    assert nested
+    answer = mem.handle_search_call({"query": "grep -n def src/m0.py"})
+    # the oldest call is inside a range a later summary absorbed: found, as the call itself
+    assert "bash call" in answer and '"grep -n def src/m0.py"' in answer
+    for uuid in _HIT.findall(answer):
+        assert all("CONTEXT_OFFLOAD" not in x for x in answer.splitlines()
+                   if x.startswith("> ")), uuid
+
+
+def test_literal_and_case_sensitive_by_default_with_a_case_blind_fallback() -> None:
+    mem, names = _memory(seed=3)
+    name = _hidden(mem, names)[0]
+    assert mem.handle_search_call({"query": name}).startswith("1 lines match")
+    upper = mem.handle_search_call({"query": name.upper()})
+    assert "lines matching, case aside," in upper and name in upper
+    # characters special to a regex are literal unless regex is true
+    assert mem.handle_search_call({"query": "def .*\\("}).startswith("No match for")
+    assert "def " in mem.handle_search_call({"query": r"def \w+_\d+\(", "regex": True})
+
+
+@pytest.mark.parametrize("bad", [
+    "not json", 5, [], {}, {"query": ""}, {"query": "   "}, {"query": 7},
+    {"query": "x", "regex": "maybe"}, {"query": "x", "max_results": 0},
+    {"query": "x", "max_results": True}, {"query": "x", "page": -1},
+    {"query": "x" * 5000}, {"query": "(unclosed", "regex": True},
+])
+def test_bad_input_is_one_line_that_says_what_to_send(bad: object) -> None:
+    mem, _ = _memory(seed=4, groups=20)
+    answer = mem.handle_search_call(bad)
+    assert answer.startswith("Error:") and "\n" not in answer and len(answer) < 400
+
+
+def test_a_runaway_regular_expression_is_stopped_with_one_line() -> None:
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=2000, min_compression_tokens=100),
+                            counter=C)
+    mem.add([system(), user("go", id="u0")])
+    for k in range(12):
+        mem.add([call(f"c{k}", id=f"a{k}"), result(f"c{k}", "x" * 3000 + " ", id=f"t{k}")])
+    mem.compress_if_needed()
+    answer = mem.handle_search_call({"query": "(x+x+)+y", "regex": True})
+    assert answer.startswith("Error: the regular expression") and "\n" not in answer
+
+
+def test_many_matches_come_in_pages_within_the_cap_and_the_count_is_told() -> None:
+    mem, _ = _memory(seed=5, groups=80)
+    counter = default_counter()
+    first = mem.handle_search_call({"query": "xxxxx", "max_results": 10})
+    assert counter.count_text(first) <= SEARCH_MAX_TOKENS
+    total = int(re.match(r"(?:more than )?(\d+) lines match", first).group(1))
+    assert total > 100
+    assert f'{total - 10} more: the same call with "page": 2.' in first
+    second = mem.handle_search_call({"query": "xxxxx", "max_results": 10, "page": 2})
+    assert "; 11-20):" in second and counter.count_text(second) <= SEARCH_MAX_TOKENS
+    shown = [x for a in (first, second) for x in a.splitlines() if x.startswith("> ")]
+    assert len(shown) == len(set(shown)) == 20  # page 2 goes on where page 1 stopped
+    assert mem.handle_search_call({"query": "xxxxx", "page": 10**6}).startswith("Error:")
+    assert MAX_COUNTED >= 10_000
+
+
+def test_a_page_asked_larger_than_the_cap_holds_is_cut_and_says_its_size() -> None:
+    mem, _ = _memory(seed=9, groups=80)
+    answer = mem.handle_search_call({"query": "xxxxx", "max_results": 20})
+    assert default_counter().count_text(answer) <= SEARCH_MAX_TOKENS
+    size = int(re.search(r'the same call with "max_results": (\d+), "page": 2', answer)[1])
+    assert size < 20 and f"; 1-{size}):" in answer
+
+
+def test_an_answer_never_takes_more_than_the_room_left() -> None:
+    mem, _ = _memory(seed=6, groups=80)
+    answer = mem.handle_search_call({"query": "xxxxx", "max_results": 20})
+    assert mem.tokens + C.count_text(answer) <= mem.config.max_tokens
+
+
+def test_a_search_never_reads_another_session() -> None:
+    store = InMemoryStore()
+    alice, alice_names = _memory(seed=7, store=store, session="alice")
+    bob, _ = _memory(seed=8, store=store, session="bob")
+    for name in _hidden(alice, alice_names)[:10]:
+        assert bob.handle_search_call({"query": name}).startswith("No match for")
+        assert name in alice.handle_search_call({"query": name})
+
+
+def test_the_tool_schema_is_what_the_issue_asks() -> None:
+    params = CONTEXT_SEARCH_TOOL.to_openai()["function"]["parameters"]
+    assert params["required"] == ["query"]
+    assert set(params["properties"]) == {"query", "regex", "max_results", "page"}
+    assert CONTEXT_SEARCH_TOOL.to_anthropic()["name"] == "context_search"
