@@ -116,9 +116,8 @@ delete memos that are stale."""
 
 RELOAD_SYSTEM_PROMPT = """\
 Earlier messages were compressed; each ends with <!-- CONTEXT_OFFLOAD: uuid=ID -->. \
-To find a detail in them, call context_search with words from it; for a whole \
-original, call context_reload with that uuid (long ones come in pages). Never show \
-these ids to the user."""
+context_search finds a detail in them; context_reload with that uuid gives an \
+original back. Never show these ids to the user."""
 
 RELOAD_HINT_ID = "ctxmgr-reload-hint"
 """Id of the system message that carries :data:`RELOAD_SYSTEM_PROMPT` in a prompt."""

@@ -27,7 +27,7 @@ from builders import (
 )
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.autocontext.marker import CompressedMarker, tagged_size
 from ctxmgr.autocontext.offload import OffloadStore, offload_tag
 from ctxmgr.autocontext.pins import is_user_turn, pinned_indices
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
@@ -50,6 +50,15 @@ BIG = 10**9
 
 
 # ---------------------------------------------------------------- builders
+
+
+def sized_tag(stand_in: object, offload_id: str) -> str:
+    """The tag ``stand_in`` must end with: ``offload_id`` and the size its reload gives
+    back (what the tag states is checked against the reload in test_stated_sizes)."""
+    text = getattr(stand_in, "text", "")
+    size = tagged_size(text, offload_id)
+    assert size is not None, text[-200:]
+    return offload_tag(offload_id, size)
 
 
 def config(**kw: object) -> AutoContextConfig:
@@ -254,7 +263,7 @@ def test_tool_runs_replace_the_run_with_one_tagged_assistant_summary() -> None:
     assert summary.role == "assistant" and not summary.has_tool_blocks
     m = meta(summary)
     assert m["compressed"] is True and m["strategy"] == 1
-    assert summary.text.endswith(offload_tag(str(m["offload_id"])))
+    assert summary.text.endswith(sized_tag(summary, str(m["offload_id"])))
     assert "cat a0.py" in summary.text  # the extractive summary keeps exact arguments
     assert dicts(store.load(str(m["offload_id"]))) == dicts(h[2:10])
     assert [e.replaced_ids for e in res.events] == [tuple(x.id for x in h[2:10])]
@@ -288,7 +297,7 @@ def test_offload_protected_replaces_a_large_tool_result_by_preview_and_tag_keepi
     assert new.role == "tool"
     assert block.tool_use_id == "c0" and block.is_error is True
     offload_id = str(meta(new)["offload_id"])
-    assert block.content == "E" * 200 + "...\n" + offload_tag(offload_id)
+    assert block.content == "E" * 200 + "...\n" + sized_tag(block, offload_id)
     assert meta(new)["strategy"] == 2 and is_compressed(new)
     assert message_to_dict(by_id(res.messages)["a0"]) == message_to_dict(h[2])
     assert dicts(store.load(offload_id)) == dicts([h[3]])
@@ -320,7 +329,7 @@ def test_offload_protected_cuts_large_agent_text_to_a_preview_and_leaves_the_use
     res, _ = only(2, h, config())
     m = by_id(res.messages)["f1"]
     assert m.role == "assistant"
-    assert m.text == "A" * 200 + "...\n" + offload_tag(str(meta(m)["offload_id"]))
+    assert m.text == "A" * 200 + "...\n" + sized_tag(m, str(meta(m)["offload_id"]))
     assert by_id(res.messages)["u2"] == h[3]  # the user's words go last
 
 
@@ -420,7 +429,7 @@ def test_previous_rounds_summarize_the_oldest_finished_round_keeping_its_user_me
     assert [m.id for m in res.messages] == ["sys", "u1", "a0.call", "u2"]
     summary = res.messages[2]
     assert summary.role == "assistant" and meta(summary)["strategy"] == 4
-    assert summary.text.endswith(offload_tag(str(meta(summary)["offload_id"])))
+    assert summary.text.endswith(sized_tag(summary, str(meta(summary)["offload_id"])))
     assert dicts(store.load(str(meta(summary)["offload_id"]))) == dicts(h[2:7])
     assert dicts(res.messages[:2]) == dicts(h[:2]) and dicts(res.messages[3:]) == dicts(h[7:8])
     assert [e.replaced_ids for e in res.events] == [tuple(m.id for m in h[2:7])]
@@ -522,11 +531,11 @@ def test_current_large_summarizes_large_messages_of_the_current_round_keeping_to
     res, store = only(5, h, config())
     a0, t0 = by_id(res.messages)["a0"], by_id(res.messages)["t0"]
     assert a0.tool_uses == h[2].tool_uses  # id, name and exact arguments
-    assert a0.text.endswith(offload_tag(str(meta(a0)["offload_id"])))
+    assert a0.text.endswith(sized_tag(a0, str(meta(a0)["offload_id"])))
     assert "T" * 300 not in a0.text
     [block] = t0.tool_results
     assert block.tool_use_id == "c0" and block.is_error is True
-    assert block.text.endswith(offload_tag(str(meta(t0)["offload_id"])))
+    assert block.text.endswith(sized_tag(block, str(meta(t0)["offload_id"])))
     assert dicts(res.messages[-2:]) == dicts(h[-2:])
     assert dicts(store.load(str(meta(a0)["offload_id"]))) == dicts([h[2]])
     assert [m.id for m in res.messages] == [m.id for m in h]

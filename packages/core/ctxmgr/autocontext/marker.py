@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxmgr.messages import Message
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock
 
 __all__ = [
     "OFFLOAD_TAG_RE",
@@ -22,25 +22,57 @@ __all__ = [
     "find_offload_ids",
     "offload_tag",
     "strip_offload_tags",
+    "tagged_size",
+    "with_sized_tags",
 ]
 
-OFFLOAD_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32}) -->")
+OFFLOAD_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32})"
+                            r"(?: \(\d+ characters, \d+ tokens\))? -->")
 """Matches one offload tag; group 1 is the offload id (32 hex digits)."""
 
-_ANY_TAG_RE = re.compile(r"\n?<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]+ -->")
+_SIZED_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32}) "
+                           r"\((\d+) characters, (\d+) tokens\) -->")
+
+_ANY_TAG_RE = re.compile(r"\n?<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]+(?: \([^()<>]*\))? -->")
 
 METADATA_KEY = "ctxmgr"
 """Where the marker lives in :attr:`Message.metadata`."""
 
 
-def offload_tag(offload_id: str) -> str:
-    """The tag a stand-in carries so the model can reload its originals."""
-    return f"<!-- CONTEXT_OFFLOAD: uuid={offload_id} -->"
+def offload_tag(offload_id: str, size: tuple[int, int] | None = None) -> str:
+    """The tag a stand-in carries so the model can reload its originals; with ``size``
+    (characters, tokens), it says how much a reload gives back, so the model can judge
+    whether one is worth it."""
+    if size is None:
+        return f"<!-- CONTEXT_OFFLOAD: uuid={offload_id} -->"
+    return f"<!-- CONTEXT_OFFLOAD: uuid={offload_id} ({size[0]} characters, {size[1]} tokens) -->"
 
 
 def find_offload_ids(text: str) -> list[str]:
     """Every offload id tagged in ``text``, in order."""
     return OFFLOAD_TAG_RE.findall(text)
+
+
+def tagged_size(text: str, offload_id: str) -> tuple[int, int] | None:
+    """The size the tag of ``offload_id`` in ``text`` states, if it states one."""
+    for m in _SIZED_TAG_RE.finditer(text):
+        if m[1] == offload_id:
+            return int(m[2]), int(m[3])
+    return None
+
+
+def with_sized_tags(message: Message, offload_id: str, size: tuple[int, int]) -> Message:
+    """``message`` with each tag of ``offload_id`` stating ``size`` (characters, tokens)."""
+    plain, sized = offload_tag(offload_id), offload_tag(offload_id, size)
+    blocks = []
+    changed = False
+    for b in message.content:
+        if isinstance(b, TextBlock) and plain in b.text:
+            b, changed = replace(b, text=b.text.replace(plain, sized)), True
+        elif isinstance(b, ToolResultBlock) and plain in b.text:
+            b, changed = replace(b, content=b.text.replace(plain, sized)), True
+        blocks.append(b)
+    return replace(message, content=tuple(blocks)) if changed else message
 
 
 def strip_offload_tags(text: str) -> str:

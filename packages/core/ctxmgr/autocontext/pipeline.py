@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers
+from ctxmgr.autocontext.marker import tagged_size, with_sized_tags
 from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.reload import render_reloaded
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import (
     STRATEGIES,
@@ -125,7 +127,7 @@ class _Pass:
         return StrategyContext(messages=self.work, layout=layout(self.work, self.config,
                                                                  self.counter),
                                config=self.config, counter=self.counter, tokens=self.tokens,
-                               visible=self.visible)
+                               visible=self.visible, load=self.offload.load)
 
     @staticmethod
     def _key(n: int, original: Sequence[Message]) -> tuple[int, str, str, int]:
@@ -163,6 +165,9 @@ class _Pass:
         old = sum(self.counter.count(m) for m in original)
         offload_id = plan.offload_id or self.offload.id_for(original)
         stand_in = plan.build(summary, offload_id)
+        if self.config.budget_tokens >= SIZED_TAGS_MIN_BUDGET:
+            size = self._reload_size(plan, original, offload_id)
+            stand_in = tuple(with_sized_tags(m, offload_id, size) for m in stand_in)
         new = sum(self.counter.count(m) for m in stand_in)
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
@@ -187,6 +192,23 @@ class _Pass:
             duration_s=time.perf_counter() - started, effective_config=self.effective))
         return len(stand_in)
 
+    def _reload_size(self, plan: Plan, original: Sequence[Message], offload_id: str
+                     ) -> tuple[int, int]:
+        """What a reload of ``offload_id`` gives back (characters, tokens), for its tag:
+        the range itself, or, for a preview cut again, the range its tag already sized."""
+        if plan.offload_id is not None:
+            for m in original:
+                size = tagged_size(m.text, offload_id) if m.text else None
+                if size is None:
+                    size = next((s for b in m.tool_results
+                                 if (s := tagged_size(b.text, offload_id))), None)
+                if size is not None:
+                    return size
+            with contextlib.suppress(Exception):  # an older tag: read the range once
+                original = self.offload.load(offload_id)
+        text = render_reloaded(list(original))
+        return len(text), self.counter.count_text(text)
+
     def _emit(self, event: CompressionEvent) -> None:
         self.events.append(event)
         emit(event, self.on_event)
@@ -197,6 +219,14 @@ class _Pass:
             raise ContextOverflowError(tokens=self.tokens, limit=self.config.budget_tokens,
                                        partial=result)
         return result
+
+
+SIZED_TAGS_MIN_BUDGET = 8000
+"""Stand-ins' tags state the size of their range (characters and tokens, so the model
+can judge a reload) unless the prompt budget is under this. A size takes about nine
+tokens, and a small window holds many stand-ins: on the tau-bench conversations at 4k
+sizes took 5 % of the prompt and cut fact availability from 0.931 to 0.925, so there the
+tokens go to content (a reload's first line and a search answer state sizes anyway)."""
 
 
 def _plan_and_apply(

@@ -59,6 +59,9 @@ class StrategyContext:
     visible: VisibleIdentifiers | None = None
     """The distinctive strings ``messages`` show, kept current by the pipeline as plans
     are applied (``None``: computed from ``messages`` when asked)."""
+    load: Callable[[str], Sequence[Message]] | None = None
+    """The originals an offload id gives back (``None``, or an exception: not at hand);
+    a preview cut again is cut from its original, so its note says what is missing."""
 
     def elsewhere(self, start: int, end: int) -> frozenset[str]:
         """Distinctive strings of ``messages[start:end]`` that the rest shows too, so a

@@ -64,6 +64,20 @@ def _earlier_preview(m: Message) -> str | None:
     return marker.offload_id if marker and marker.strategy == OffloadWorkingSet.number else None
 
 
+def _original(ctx: StrategyContext, preview: Message, offload_id: str) -> Message:
+    """The message ``preview`` was cut from (its offload holds it alone), so cutting it
+    again keeps the original's head and tail and counts what the original lost; the
+    preview itself when the store cannot give it back."""
+    if ctx.load is not None:
+        try:
+            got = ctx.load(offload_id)
+        except Exception:  # any backend failure: cut the preview again instead
+            got = ()
+        if len(got) == 1 and got[0].id == preview.id:
+            return replace(got[0], metadata=preview.metadata)
+    return preview
+
+
 def _previewable(b: object) -> bool:
     return isinstance(b, TextBlock | ToolResultBlock)
 
@@ -126,10 +140,11 @@ class OffloadWorkingSet:
                 continue
             own = ctx.counter.count(m)
             room = max(own - over, 0)  # what this message may keep for the prompt to fit
+            source = _original(ctx, m, earlier) if earlier is not None else m
 
-            def build(_: str | None, offload_id: str, m: Message = m, room: int = room
-                      ) -> tuple[Message, ...]:
-                return (previewed(m, offload_id, room, ctx.counter, by=self),)
+            def build(_: str | None, offload_id: str, source: Message = source,
+                      room: int = room) -> tuple[Message, ...]:
+                return (previewed(source, offload_id, room, ctx.counter, by=self),)
 
             # the pipeline stops as soon as the prompt fits, so a later message is cut
             # only when the earlier ones could not free enough
