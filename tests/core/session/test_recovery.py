@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from builders import C, group, system, user
 
@@ -62,3 +63,37 @@ def test_a_bad_call_is_a_tool_result_and_changes_no_state() -> None:
     for bad in ({"uuid": "0" * 32}, {}, "not json", {"uuid": "x", "page": 0}):
         answer = engine.reload(bad, view, state, store=store, session="s")
         assert answer.update == {} and answer.text
+
+
+def test_a_search_names_the_page_a_later_reload_of_the_range_gives() -> None:
+    """A search fixes the page size of each range it names, as a first reload does: the
+    prompt then grows by the answer, and the page it named is still the page that holds
+    the line."""
+    engine, store, view, state, oid = compressed()
+    found = engine.search({"query": "c2 output line"}, view, state, store=store, session="s")
+    uuid, page = re.search(r"uuid=([0-9a-f]{32}) page (\d+) of", found.text).groups()
+    state = merge_session_state(state, found.update)
+    assert uuid in state["reload_pages"]
+    view = [*view, user(found.text, id="search-answer")]  # the prompt grows
+    reloaded = engine.reload({"uuid": uuid, "page": int(page)}, view, state, store=store,
+                             session="s")
+    assert "c2 output line" in reloaded.text
+
+
+def test_a_search_looks_in_archived_results_and_memos_too() -> None:
+    engine = SessionEngine(AutoContextConfig(max_tokens=64_000), counter=C, project="p",
+                           message_archiving=True, memo=True)
+    store = InMemoryStore()
+    h = [system(), user("read the logs", id="u0"), *group("c0", 400, head="disk at 97%")]
+    archived = engine.archive({"action": "archive", "tool_use_ids": ["c0"]}, h, None)
+    state = merge_session_state(None, archived.update)
+    engine.memo({"action": "write", "key": "plan", "summary": "what to do",
+                 "content": "free space on disk before 97% fills"}, h, store=store,
+                session="s", tool_use_id="m1")
+    answer = engine.search({"query": "97%"}, h, state, store=store, session="s").text
+    assert "archived (message_archiving unarchive c0 restores it)" in answer
+    assert "> c0 disk at 97%" in answer
+    assert 'memo "plan" (memo read gives it whole)' in answer
+    assert "> free space on disk before 97% fills" in answer
+    other = engine.search({"query": "97%"}, h, None, store=store, session="other").text
+    assert "memo" not in other  # another session has neither the memo nor the archive
