@@ -68,6 +68,22 @@ def test_one_search_finds_a_line_the_prompt_lost_and_names_the_page_that_holds_i
         assert f"page {page} of {pages}" in reloaded or pages == "1"
 
 
+def test_a_search_after_a_later_compression_finds_what_that_compression_hid() -> None:
+    mem, names = _memory(seed=5)
+    assert "def " in mem.handle_search_call({"query": _hidden(mem, names)[0]})  # caches filled
+    later = _names(6, 40)
+    for k, name in enumerate(later):
+        lines = [f"{200 + n}: n{k} " + "y" * 50 for n in range(30)]
+        lines[k % 30] = f"{200 + k % 30}: def {name}(path):"
+        mem.add([call(f"d{k}", id=f"b{k}", args={"command": f"grep -n def src/n{k}.py"}),
+                 result(f"d{k}", "\n".join(lines), id=f"s{k}")])
+        mem.compress_if_needed()
+    lost = _hidden(mem, later)
+    assert lost  # the later compressions hid some of them
+    for name in lost:
+        assert f"def {name}(path):" in mem.handle_search_call({"query": name})
+
+
 def test_hits_come_from_the_originals_never_from_a_summary_of_them() -> None:
     mem, names = _memory(seed=2, groups=90)
     nested = [oid for m in mem.prompt for oid in find_offload_ids(m.text)]

@@ -8,7 +8,9 @@ place, so a summary of a summary is searched through to the first originals and
 no summary text is ever offered as a match.
 
 Offloaded ranges never change (an id names one content), so each range is read
-and rendered once per session and kept in a small cache.
+and rendered once per session and kept in a small cache, and the last walk is kept
+until the ranges it starts from change (a compression): a search then scans the
+passages without building them again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids
 from ctxmgr.autocontext.offload import OffloadStore
@@ -48,12 +50,26 @@ class Passage:
 
 
 @dataclass(frozen=True, slots=True)
+class _Item:
+    """One message of a range, as a walk needs it (worked out once, when it is read)."""
+
+    inner: str | None
+    """The offload id it stands for, when it is a stand-in."""
+    uses: tuple[tuple[str, str], ...]
+    """The (id, tool name) of each tool call it makes."""
+    passage: Passage | None
+    """Its passage (``None``: a stand-in, or nothing to show), labelled from the range."""
+    call: str | None
+    """A tool result whose call the range does not hold before it: the call's id, for a
+    walk to name it from an earlier range."""
+
+
+@dataclass(frozen=True, slots=True)
 class _Range:
     """One offloaded range, read once: its messages, rendered, and nested ranges."""
 
     messages: tuple[Message, ...]
-    items: tuple[tuple[str | None, str, int], ...]
-    """Per message: (offload id of a stand-in, else None), its text, its offset."""
+    items: tuple[_Item, ...]
 
 
 class HiddenOriginals:
@@ -64,6 +80,8 @@ class HiddenOriginals:
         self.max_ranges = max_ranges
         self._ranges: OrderedDict[str, _Range | None] = OrderedDict()
         self._pages: dict[tuple[str, int, int], list[int]] = {}
+        self._walked: tuple[tuple[str, ...], list[Passage]] | None = None
+        """The last complete walk: the ranges it started from, and its passages."""
 
     def range(self, offload_id: str) -> tuple[Message, ...] | None:
         """The messages of one range (``None``: unknown id, or the store cannot give it)."""
@@ -95,46 +113,59 @@ class HiddenOriginals:
 
         A range the store cannot read is left out (a reload of it says why).
         """
-        names: dict[str, str] = {}
-        out: list[Passage] = []
-        seen: set[str] = set()
         roots = [oid for m in view for oid in _stand_in_ids(m)]
+        complete = True
         try:
             roots.extend(sorted(self.offload.ids()))
         except Exception as exc:  # any backend failure: the ranges the view names remain
             logger.warning("cannot list the offloaded ranges of %s: %r", self.offload.namespace,
                            exc)
+            complete = False
+        key = tuple(roots)
+        if self._walked is not None and self._walked[0] == key:
+            return list(self._walked[1])
+        names: dict[str, str] = {}
+        out: list[Passage] = []
+        seen: set[str] = set()
+        unread: list[str] = []
         for root in roots:
-            out.extend(self._walk(root, seen, names))
-        return out
+            out.extend(self._walk(root, seen, names, unread))
+        if complete and not unread:  # a range not read now may be readable later
+            self._walked = (key, out)
+        return list(out)
 
-    def _walk(self, root: str, seen: set[str], names: dict[str, str]) -> Iterator[Passage]:
+    def _walk(self, root: str, seen: set[str], names: dict[str, str], unread: list[str]
+              ) -> Iterator[Passage]:
         """The originals of ``root``, nested ranges opened in place (an explicit stack:
-        a summary of a summary may nest deeply)."""
-        stack: list[Iterator[tuple[str, tuple[str | None, str, int], Message]]] = []
+        a summary of a summary may nest deeply); ranges that cannot be read go to
+        ``unread``."""
+        stack: list[Iterator[_Item]] = []
 
         def open_range(oid: str) -> None:
             if oid in seen:
                 return
             seen.add(oid)
             got = self._range(oid)
-            if got is not None:
-                stack.append(((oid, item, m) for item, m in
-                              zip(got.items, got.messages, strict=True)))
+            if got is None:
+                unread.append(oid)
+            else:
+                stack.append(iter(got.items))
 
         open_range(root)
         while stack:
-            step = next(stack[-1], None)
-            if step is None:
+            item = next(stack[-1], None)
+            if item is None:
                 stack.pop()
                 continue
-            oid, (inner, text, offset), m = step
-            for use in m.tool_uses:
-                names[use.id] = use.name
-            if inner is not None:
-                open_range(inner)
-            elif text:
-                yield Passage(text=text, source=oid, offset=offset, label=_label(m, names))
+            if item.uses:
+                names.update(item.uses)
+            if item.inner is not None:
+                open_range(item.inner)
+            elif item.passage is not None:
+                if item.call is not None and item.call in names:
+                    yield replace(item.passage, label=f"{names[item.call]} result")
+                else:
+                    yield item.passage
 
     def _range(self, offload_id: str) -> _Range | None:
         if offload_id in self._ranges:
@@ -147,12 +178,23 @@ class HiddenOriginals:
         except Exception as exc:  # any backend failure: search the rest; not cached
             logger.warning("cannot read offloaded range %s: %r", offload_id, exc)
             return None
-        items: list[tuple[str | None, str, int]] = []
+        items: list[_Item] = []
+        names: dict[str, str] = {}  # the range's own calls, to label its results
         offset = 0
         for m in messages:
             inner = next(iter(_stand_in_ids(m)), None)
+            uses = tuple((use.id, use.name) for use in m.tool_uses)
+            names.update(uses)
             text = render_reloaded([m])
-            items.append((inner, text, offset))
+            passage: Passage | None = None
+            call: str | None = None
+            if inner is None and text:
+                passage = Passage(text=text, source=offload_id, offset=offset,
+                                  label=_label(m, names))
+                results = m.tool_results
+                if results and results[0].tool_use_id not in names:
+                    call = results[0].tool_use_id
+            items.append(_Item(inner=inner, uses=uses, passage=passage, call=call))
             if text:
                 offset += len(text) + len(_SEPARATOR)
         self._ranges[offload_id] = _Range(messages=messages, items=tuple(items))
