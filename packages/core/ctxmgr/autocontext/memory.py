@@ -203,7 +203,7 @@ class AutoContextMemory(CompressorParts):
         answer = search.handle_search_call(
             self.hidden, tool_input, view=self._working, counter=self.counter,
             room=reloading.reload_room(self.config, self.tokens),
-            page_tokens=self._reload_pages)
+            page_size=reloading.reload_floor(self.config), page_tokens=self._reload_pages)
         for uuid, size in answer.page_tokens.items():  # the pages it named stay those pages
             self._keep_page_size(uuid, size)
         return answer.text

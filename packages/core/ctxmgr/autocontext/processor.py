@@ -25,7 +25,7 @@ from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
-from ctxmgr.autocontext.reload import handle_reload_call
+from ctxmgr.autocontext.reload import handle_reload_call, reload_floor
 from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.autocontext.standins import StandIns, check_unique_ids, message_digest
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
@@ -234,7 +234,8 @@ class ContextProcessor(CompressorParts):
                 SEARCH_MAX_TOKENS`.
         """
         return handle_search_call(self.hidden, tool_input, view=view, room=search_room,
-                                  counter=self.counter).text
+                                  counter=self.counter,
+                                  page_size=reload_floor(self.config)).text
 
     def _expand(self, stand_in: Message) -> set[str] | None:
         """Ids of every original behind a stand-in, nested stand-ins opened too."""

@@ -31,7 +31,7 @@ from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "ReloadAnswer", "answer_reload", "handle_reload_call",
-           "reload_pages", "reload_room", "render_reloaded"]
+           "reload_floor", "reload_pages", "reload_room", "render_reloaded"]
 
 logger = logging.getLogger(__name__)
 
@@ -79,10 +79,14 @@ def render_reloaded(messages: list[Message]) -> str:
 
 def reload_room(config: AutoContextConfig, used_tokens: int) -> int:
     """Tokens a ``context_reload`` answer may take beside a prompt of ``used_tokens``
-    (see the module doc): the room before the trigger, at least half the gap between
-    the trigger and the target (and never under 256)."""
-    floor = max(256, (config.trigger_tokens - config.target_tokens) // 2)
-    return max(config.trigger_tokens - used_tokens, floor)
+    (see the module doc): the room before the trigger, at least :func:`reload_floor`."""
+    return max(config.trigger_tokens - used_tokens, reload_floor(config))
+
+
+def reload_floor(config: AutoContextConfig) -> int:
+    """The room an answer always has: half the gap between the trigger and the target
+    (and never under 256), freed by the compression a prompt at its trigger gets."""
+    return max(256, (config.trigger_tokens - config.target_tokens) // 2)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -129,6 +129,7 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
                        view: Sequence[Message] = (), room: int | None = None,
                        counter: TokenCounter | None = None,
                        page_tokens: Mapping[str, int] | None = None,
+                       page_size: int | None = None,
                        extra: Sequence[Passage] = ()) -> SearchAnswer:
     """Answer one ``context_search`` call over a session's offloaded originals (and
     ``extra`` passages: memos, archived results), naming for each hit the reload page
@@ -137,11 +138,14 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
     Args:
         hidden: the session's offloaded originals.
         view: the working view (its stand-ins order the ranges; others follow).
-        room: tokens the answer may take; also the page size of a reload of a range
-            not reloaded yet (``None``: :data:`SEARCH_MAX_TOKENS`, and ranges are one
-            page, as a reload without a room gives them).
+        room: tokens the answer may take (``None``: :data:`SEARCH_MAX_TOKENS`).
         page_tokens: the page size of each range already reloaded or named (a session's
             ``reload_pages``): its pages are named as that reload cuts them.
+        page_size: the page size a range not reloaded yet is named in, and keeps
+            (:func:`~ctxmgr.autocontext.reload.reload_floor`: it always fits, and being
+            the same on every call, a range is cut into pages once); ``None``: ``room``,
+            and with no room either, ranges are one page, as a reload without a room
+            gives them.
     """
     counter = counter or default_counter()
     fixed = dict(page_tokens or {})
@@ -152,7 +156,7 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
             return f'memo "{p.source[5:]}" (memo read gives it whole)'
         if p.source.startswith("archived:"):
             return f"archived (message_archiving unarchive {p.source[9:]} restores it)"
-        size = fixed.get(p.source, room)
+        size = fixed.get(p.source, page_size if page_size is not None else room)
         starts = hidden.page_starts(p.source, size, counter) if size is not None else None
         if starts is None:
             return f"uuid={p.source}"

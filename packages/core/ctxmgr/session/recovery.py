@@ -17,7 +17,12 @@ from typing import Any
 
 from ctxmgr.autocontext.hidden import Passage
 from ctxmgr.autocontext.processor import ContextProcessor
-from ctxmgr.autocontext.reload import answer_reload, reload_room, render_reloaded
+from ctxmgr.autocontext.reload import (
+    answer_reload,
+    reload_floor,
+    reload_room,
+    render_reloaded,
+)
 from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.errors import CtxmgrError
 from ctxmgr.memo.store import MemoStore
@@ -63,6 +68,7 @@ def search_answer(processor: ContextProcessor, tool_input: Any, *, state: Sessio
     extra = [*_archived(view, state), *_memo_passages(memos)]
     answer = handle_search_call(processor.hidden, tool_input, view=view,
                                 room=reload_room(processor.config, used_tokens),
+                                page_size=reload_floor(processor.config),
                                 counter=processor.counter, page_tokens=state.reload_pages,
                                 extra=extra)
     if not answer.page_tokens:
