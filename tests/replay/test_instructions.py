@@ -389,14 +389,23 @@ def test_ctxmgr_meets_the_survival_targets_at_30_percent_and_on_tool_sessions(
     assert [m for m in missed_targets(met) if "survival" in m] == []
 
 
+def test_on_chat_sessions_at_20_percent_the_note_takes_the_room_the_budget_leaves(
+        held_out: list[RoundSummary]) -> None:
+    """At 2 characters per window token the note left part of the room to the last turns
+    said verbatim, and 0.73 of the items survived; at 3 it holds 0.82, every round."""
+    chat = [s for s in held_out if s.kind == "chat" and s.share == 0.2]
+    assert chat and min(s.survival for s in chat) >= 0.8
+
+
 @pytest.mark.xfail(strict=True, reason=(
     "not met on chat sessions at 20 and 10 %: at 20 % of its size (about 600 of 3,000 "
-    "tokens) the note of the user's words gets about 370 tokens, room for some fifteen "
+    "tokens) the note of the user's words gets about 450 tokens, room for some twenty "
     "sentences, and the selection cannot tell a planted fact from chatter that carries a "
-    "value the same way ('We shipped 1,183 parcels last month'), so about 0.71 survive at "
-    "20 % (the latest value of 20 of 30 updated items) and 0.28 at 10 %, where the "
-    "ceiling, which knows the items, keeps 0.99 and 0.51; on tool sessions the latest "
-    "value of one updated item of 30 is left out"))
+    "value the same way ('We shipped 1,183 parcels last month') nor a value given for the "
+    "same thing in other words ('any maintenance outage' for 'the planned downtime'), "
+    "so about 0.8 survive at 20 % (the latest value of 25 of 30 updated items) and 0.25 "
+    "at 10 %, where the ceiling, which knows the items, keeps 0.99 and 0.51; on tool "
+    "sessions the latest value of one updated item of 30 is left out"))
 def test_ctxmgr_meets_every_issue_16_target_on_held_out_sessions(
         held_out: list[RoundSummary]) -> None:
     """Survival every round at least 0.95 at 30 %, 0.90 at 20 %, 0.40 at 10 %; every

@@ -266,10 +266,10 @@ def test_config_errors_are_value_errors_and_ctxmgr_errors() -> None:
 
 @pytest.mark.parametrize(
     ("window", "large", "preview", "min_range", "identifiers", "record", "user_note"), [
-        (4_000, 500, 50, 800, 400, 1000, 8000),
-        (16_000, 2000, 200, 3200, 1600, 4000, 32_000),
-        (32_000, 4000, 200, 5000, 4800, 4000, 64_000),
-        (128_000, 5120, 200, 5000, 19_200, 4000, 256_000)])
+        (4_000, 500, 50, 800, 400, 1000, 12_000),
+        (16_000, 2000, 200, 3200, 1600, 4000, 48_000),
+        (32_000, 4000, 200, 5000, 4800, 4000, 96_000),
+        (128_000, 5120, 200, 5000, 19_200, 4000, 384_000)])
 def test_auto_sizes_follow_the_window_by_their_named_rules(
         window: int, large: int, preview: int, min_range: int, identifiers: int, record: int,
         user_note: int) -> None:
@@ -300,7 +300,7 @@ def test_repr_shows_the_effective_values() -> None:
     assert "large_payload_threshold='auto'" in text
     assert "effective: reserve_tokens=2000, budget_tokens=13300, trigger_tokens=9310" in text
     assert ("large_chars=2000, preview_chars=200, min_range_tokens=3200, "
-            "identifiers_chars=1600, record_chars=4000, user_note_chars=32000") in text
+            "identifiers_chars=1600, record_chars=4000, user_note_chars=48000") in text
     assert "_prompt" not in text  # the long prompts stay out unless customised
 
 

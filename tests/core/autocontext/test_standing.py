@@ -136,6 +136,8 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
     ("The batch size is 500 rows.", {"unit:row"}),
     ("Retry 3 times.", {"unit:time"}),
     ("The answer is 42.", {"number"}),
+    ("The answer is 42 and always was.", {"number"}),  # a grammar word is not a unit
+    ("Keep it at 300 under any load.", {"number"}),
     ("Refunds up to $450 within 30 days.", {"money", "unit:day"}),
     ('Call the project "Blue Heron".', {"quoted", "name"}),
     ("Send it to Margit Halvorsen.", {"name"}),
@@ -211,6 +213,20 @@ def test_a_later_sentence_that_would_lose_one_of_the_earlier_values_replaces_not
 def test_a_restatement_with_every_value_again_replaces_the_earlier_one_whatever_its_words(
         ) -> None:
     assert supersedes("Again: 370 MB is the cap for attachments", "Attachments stop at 370 MB.")
+
+
+@pytest.mark.parametrize("value", ["€4,930", "$450", "12,500", "370 MB", "30 days", "v5.6.27"])
+@pytest.mark.parametrize(("earlier", "later"), [
+    ("The spend on contractors shouldn't go past {v} under any circumstances.",
+     "Anything past {v} is a no."),
+    ("Keep it at {v} or less.", "{v} is still the most we can do."),
+    ("hold the attachments to {v} for now", "Again: {v} at most, whatever they say"),
+])
+def test_a_restatement_is_told_by_its_values_whatever_grammar_word_follows_a_number(
+        earlier: str, later: str, value: str) -> None:
+    assert supersedes(later.format(v=value), earlier.format(v=value))
+    other = value.replace("4", "7").replace("3", "8").replace("5", "6")
+    assert not supersedes(later.format(v=other), earlier.format(v=value))
 
 
 def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> None:

@@ -78,11 +78,14 @@ EXTRAS_CHARS_PER_WINDOW_TOKEN = 0.35
 this many characters per window token in all (5,600 at 16k): the record comes first,
 since it keeps the agent from redoing work, and the identifiers line takes the rest.
 Chosen with the other sizes on cost and fidelity together (benchmarks/RESULTS.md)."""
-USER_NOTE_CHARS_PER_WINDOW_TOKEN = 2.0
+USER_NOTE_CHARS_PER_WINDOW_TOKEN = 3.0
 """``user_note_chars="auto"``: the note of the user's words holds up to this many
 characters per window token. It is written only when every other message is compressed
-already, so on a small window it may take most of the room (800 characters at 400
-tokens); what does not fit stays reloadable."""
+already, so on a small window it may take most of the room (1,200 characters at 400
+tokens; the room the budget leaves bounds it anyway); what does not fit stays
+reloadable. At 2 the note left room unused beside the pinned messages on chat sessions
+compressed to a fifth of their size, and kept fewer of the user's instructions
+(benchmarks/RESULTS.md, instruction survival)."""
 
 RESERVE_WINDOW_SHARE = 1 / 8
 """``reserve_output_tokens="auto"``: room kept for the answer, this share of the window..."""

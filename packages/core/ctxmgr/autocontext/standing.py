@@ -180,15 +180,23 @@ def value_kinds(sentence: str) -> frozenset[str]:
         start, end = match.span()
         if any(start < b and a < end for a, b in taken):
             continue
-        unit = match.group(1)
-        kinds.add(f"unit:{unit.lower().rstrip('s')}" if unit and len(unit) > 1
-                  else "number")
+        unit = _unit(match)
+        kinds.add(f"unit:{unit.lower().rstrip('s')}" if unit else "number")
     if _QUOTED.search(sentence):
         kinds.add("quoted")
     if _names(sentence):
         kinds.add("name")
     kinds.update(_id_kind(t) for t in distinctive_strings(sentence) if _ID_CHARS.search(t))
     return frozenset(kinds)
+
+
+def _unit(match: re.Match[str]) -> str | None:
+    """The unit of a :data:`_NUMBER_UNIT` match: the word after the number, unless it is a
+    grammar word ("4,930 under", "948579 was": the number stands alone) or one letter."""
+    unit = match.group(1)
+    if not unit or len(unit) < 2 or unit.lower() in _STOP or unit.lower() in _BINDING:
+        return None
+    return unit
 
 
 def _id_kind(value: str) -> str:
@@ -329,7 +337,9 @@ def _values(sentence: str) -> frozenset[str]:
     """The values of ``sentence`` as written: ids and paths, numbers with the word after
     them ("370 MB"), amounts, names."""
     out = {d for d in distinctive_strings(sentence) if _ID_CHARS.search(d)}
-    out.update(m.group(0).strip() for m in _NUMBER_UNIT.finditer(sentence))
+    for m in _NUMBER_UNIT.finditer(sentence):
+        number = m.group(0)[:m.start(1) - m.start()] if m.group(1) else m.group(0)
+        out.add(" ".join(filter(None, (number.strip(), _unit(m)))))
     out.update(m.group(0) for m in _MONEY.finditer(sentence))
     out.update(_names(sentence))
     return frozenset(out)
