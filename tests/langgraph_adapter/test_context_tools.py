@@ -7,6 +7,7 @@ elided, the original of a compressed range (in pages when it is long).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Callable
@@ -186,6 +187,22 @@ def test_memos_live_in_the_graph_store_by_project_and_thread() -> None:
     run(graph, thread="thread-7")
     namespaces = store.list_namespaces(prefix=("ctxmgr",))
     assert ("ctxmgr", "proj", "notes", "thread-7") in namespaces
+
+
+def test_a_thread_never_reads_the_memos_of_a_thread_whose_id_escapes_alike() -> None:
+    store = GraphStore()
+    alice = "alice@example.com/chat 1"
+    lookalike = "thread-" + hashlib.sha256(alice.encode()).hexdigest()[:32]
+    answers = [call("memo", {"action": "write", "key": "plan", "summary": "alice's plan",
+                             "content": "alice's secret plan"}, "m1", 0), "done",
+               call("memo", {"action": "read", "key": "plan"}, "m2", 1), "done"]
+    graph, model, _ = agent_for(answers, memo=True, store=store, project="proj")
+
+    run(graph, thread=alice)
+    run(graph, thread=lookalike)
+
+    answer = tool_message(model.received[-1], "m2").content
+    assert "secret" not in answer and "no memo" in answer.lower()
 
 
 # --- context_reload -------------------------------------------------------------------
