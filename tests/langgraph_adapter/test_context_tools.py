@@ -208,6 +208,20 @@ def test_a_thread_never_reads_the_memos_of_a_thread_whose_id_escapes_alike() -> 
 # --- context_reload -------------------------------------------------------------------
 
 
+def test_a_long_reload_id_is_refused_in_one_line_and_never_reaches_the_checkpoint() -> None:
+    bogus = "f" * 100_000  # the call itself stays in the prompt: a 1 MB one would overflow
+    answers = [call("context_reload", {"uuid": bogus}, "r1", 0), "done"]
+    graph, model, _ = agent_for(answers)
+
+    run(graph)
+
+    answer = tool_message(model.received[-1], "r1").content
+    assert answer == ("Error: uuid is 100000 characters long; an offload id is the 32 hex "
+                      "digits of a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+    state = graph.get_state({"configurable": {"thread_id": "t"}}).values
+    assert "reload_pages" not in (state.get(CONTEXT_KEY) or {})
+
+
 def offload_ids(prompt: list[BaseMessage]) -> list[str]:
     return [i for m in prompt for i in OFFLOAD_TAG_RE.findall(str(m.content))]
 
