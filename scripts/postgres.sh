@@ -58,6 +58,8 @@ start_postgres() {
   install_postgres
   local bin dir port try
   bin="$(pg_bindir)"
+  # A throwaway cluster need not survive a crash: no flush to disk at each commit.
+  THROWAWAY="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
   dir="$(mktemp -d "${TMPDIR:-/tmp}/ctxmgr-postgres.XXXXXX")"
   if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$dir"; fi
   as_owner "'$bin/initdb' -D '$dir/data' -U postgres -A trust --no-sync -E UTF8 >'$dir/initdb.log' 2>&1" \
@@ -65,7 +67,7 @@ start_postgres() {
   for try in 1 2 3 4 5; do  # a port found free can be taken before the server binds it
     port="$(free_port)"
     if as_owner "'$bin/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -t 60 \
-        -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1\" start >/dev/null"; then
+        -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 $THROWAWAY\" start >/dev/null"; then
       say "PostgreSQL running on 127.0.0.1:$port (data in $dir)"
       echo "export CTXMGR_TEST_POSTGRES_URI='postgresql://postgres@127.0.0.1:$port/postgres?sslmode=disable'"
       echo "export CTXMGR_TEST_POSTGRES_DIR='$dir'"

@@ -20,6 +20,7 @@ from strategies import json_values, openai_conversations
 from ctxmgr.archive import (
     ARCHIVE_TOOL,
     ARCHIVE_TOOL_NAME,
+    MAX_LISTED_NOTES,
     ArchiveEvent,
     ArchiveState,
     archive_placeholder,
@@ -196,6 +197,20 @@ def test_archive_answers_unknown_ids_one_line_each() -> None:
         "- 'also-nope': not archived: unknown tool_use_id (no tool call with this id in the "
         "conversation)",
     ]
+
+
+def test_archiving_10000_unknown_ids_answers_in_a_capped_result() -> None:
+    session = Session(_history_with({"a": "y" * 500}))
+    ids = ["a", *(f"bogus-{i}-" + "z" * 200 for i in range(10_000))]
+
+    text = session.call({"action": "archive", "tool_use_ids": ids})
+
+    lines = text.splitlines()
+    assert lines[0] == "Archived 1 tool result(s)"
+    assert len(lines) == 1 + MAX_LISTED_NOTES + 1
+    assert lines[-1] == (f"- and {10_000 - MAX_LISTED_NOTES} more id(s) refused or noted "
+                         f"(only the first {MAX_LISTED_NOTES} are listed)")
+    assert len(text) < 6_000
 
 
 def test_archive_refuses_in_flight_calls_including_its_own() -> None:

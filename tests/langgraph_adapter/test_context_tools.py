@@ -7,6 +7,7 @@ elided, the original of a compressed range (in pages when it is long).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Callable
@@ -191,7 +192,37 @@ def test_memos_live_in_the_graph_store_by_project_and_thread() -> None:
     assert ("ctxmgr", "proj", "notes", "thread-7") in namespaces
 
 
+def test_a_thread_never_reads_the_memos_of_a_thread_whose_id_escapes_alike() -> None:
+    store = GraphStore()
+    alice = "alice@example.com/chat 1"
+    lookalike = "thread-" + hashlib.sha256(alice.encode()).hexdigest()[:32]
+    answers = [call("memo", {"action": "write", "key": "plan", "summary": "alice's plan",
+                             "content": "alice's secret plan"}, "m1", 0), "done",
+               call("memo", {"action": "read", "key": "plan"}, "m2", 1), "done"]
+    graph, model, _ = agent_for(answers, memo=True, store=store, project="proj")
+
+    run(graph, thread=alice)
+    run(graph, thread=lookalike)
+
+    answer = tool_message(model.received[-1], "m2").content
+    assert "secret" not in answer and "no memo" in answer.lower()
+
+
 # --- context_reload -------------------------------------------------------------------
+
+
+def test_a_long_reload_id_is_refused_in_one_line_and_never_reaches_the_checkpoint() -> None:
+    bogus = "f" * 100_000  # the call itself stays in the prompt: a 1 MB one would overflow
+    answers = [call("context_reload", {"uuid": bogus}, "r1", 0), "done"]
+    graph, model, _ = agent_for(answers)
+
+    run(graph)
+
+    answer = tool_message(model.received[-1], "r1").content
+    assert answer == ("Error: uuid is 100000 characters long; an offload id is the 32 hex "
+                      "digits of a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+    state = graph.get_state({"configurable": {"thread_id": "t"}}).values
+    assert "reload_pages" not in (state.get(CONTEXT_KEY) or {})
 
 
 def offload_ids(prompt: list[BaseMessage]) -> list[str]:

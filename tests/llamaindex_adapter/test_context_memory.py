@@ -159,6 +159,22 @@ def test_the_default_store_is_a_file_store_under_ctxmgr_home(_isolated_home: Pat
     assert isinstance(mem.store, FileStore) and mem.store_path == str(_isolated_home)
 
 
+def test_a_serialised_store_path_outside_ctxmgr_home_is_refused(
+        _isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = ContextMemory.from_defaults(max_tokens=8000, session_id="tampered")
+    data = json.loads(json.dumps(mem.to_dict()))
+    elsewhere = tmp_path / "elsewhere"
+    monkeypatch.setattr(memory_module, "_PARTS", {})  # as in another process
+
+    for outside in (str(elsewhere), str(_isolated_home / ".." / "elsewhere"), ""):
+        with pytest.raises(ConfigError, match="not inside CTXMGR_HOME"):
+            ContextMemory.from_dict({**data, "store_path": outside})
+    inside = ContextMemory.from_dict({**data, "store_path": str(_isolated_home / "team")})
+
+    assert isinstance(inside.store, FileStore) and inside.store.root == _isolated_home / "team"
+    assert not elsewhere.exists()
+
+
 def test_from_defaults_sizes_the_window_from_the_llm_or_token_limit() -> None:
     assert memory_module.ContextMemory.from_defaults(
         llm=MockLLM(max_tokens=10)).config.max_tokens == MockLLM().metadata.context_window
@@ -200,7 +216,7 @@ def test_repeated_identical_messages_get_distinct_ids() -> None:
     assert len(ids) == len(set(ids)) == 3
 
 
-def test_a_file_store_elsewhere_is_rebuilt_from_its_path_in_a_new_process(
+def test_a_file_store_outside_ctxmgr_home_is_given_again_in_a_new_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     mem = ContextMemory.from_defaults(max_tokens=8000, store=FileStore(tmp_path / "offloads"),
                                       session_id="files")
@@ -208,6 +224,8 @@ def test_a_file_store_elsewhere_is_rebuilt_from_its_path_in_a_new_process(
     ids = [oid for m in from_llamaindex(mem.get()) for oid in find_offload_ids(message_text(m))]
     data = json.loads(json.dumps(mem.to_dict()))
     monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
-    back = ContextMemory.from_dict(data)
+    with pytest.raises(ConfigError, match="pass store= to use another one"):
+        ContextMemory.from_dict(data)
+    back = ContextMemory.from_dict(data, store=FileStore(tmp_path / "offloads"))
     assert isinstance(back.store, FileStore) and back.store.root == tmp_path / "offloads"
     assert ids and back.processor.reload(ids[0]) == mem.processor.reload(ids[0])

@@ -16,6 +16,12 @@ Three things differ from ctxmgr's own stores, and are handled here:
   and memos are) is kept as ``{"encoding": "utf-8", "data": <text>}``, readable
   in the database; any other blob as ``{"encoding": "base64", "data": ...}``.
   PostgreSQL's ``jsonb`` cannot hold NUL, hence the exception.
+* Memo writes read ``index.json``, add an entry and write it back, under
+  :meth:`LangGraphStore.lock`. On ``PostgresStore`` and ``AsyncPostgresStore`` that is a
+  PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), so workers in other
+  processes and on other machines never lose each other's entries nor pass the memo cap;
+  ``InMemoryStore`` lives in one process, where the default lock is enough. On any other
+  backend the lock covers this process only, and a warning says so once.
 * ctxmgr's :class:`~ctxmgr.Store` is synchronous. Sync calls on an async-only
   store (``AsyncSqliteStore``, ``AsyncPostgresStore``) follow LangGraph's own
   rule: they are handed to the loop the store was created on, so they work from
@@ -29,24 +35,32 @@ Three things differ from ctxmgr's own stores, and are handled here:
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
+import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, FileStore, Namespace, Settings, Store, StoreError
+from ctxmgr.store import AdvisoryLock
+from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
 
 try:
     from langgraph.store.base import BaseStore, Item
     from langgraph.store.base.batch import AsyncBatchedBaseStore
+    from langgraph.store.memory import InMemoryStore as GraphInMemoryStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
-__all__ = ["DEFAULT_PREFIX", "LangGraphStore", "resolve_store"]
+__all__ = ["DEFAULT_PREFIX", "LangGraphStore", "postgres_lock", "resolve_store"]
 
 DEFAULT_PREFIX: tuple[str, ...] = ("ctxmgr",)
 """The namespace labels in front of ctxmgr's, apart from the graph's own data."""
+
+logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 _PAGE = 1000
@@ -83,13 +97,16 @@ class LangGraphStore(Store):
         prefix: namespace labels put in front of ctxmgr's (non-empty, no ``.``,
             not starting with ``"langgraph"``); give each application sharing
             one database its own.
+        lock_timeout_s: how long :meth:`lock` waits for another holder before it
+            raises :class:`~ctxmgr.StoreError`.
 
     Raises:
         ConfigError: an invalid prefix.
         TypeError: ``store`` is not a LangGraph ``BaseStore``.
     """
 
-    def __init__(self, store: BaseStore, *, prefix: Sequence[str] = DEFAULT_PREFIX) -> None:
+    def __init__(self, store: BaseStore, *, prefix: Sequence[str] = DEFAULT_PREFIX,
+                 lock_timeout_s: float = 10.0) -> None:
         if not isinstance(store, BaseStore):
             raise TypeError(f"store must be a LangGraph BaseStore, got {type(store).__name__}")
         labels = tuple(prefix) if not isinstance(prefix, str) else (prefix,)
@@ -99,7 +116,11 @@ class LangGraphStore(Store):
                               f"not starting with 'langgraph', got {prefix!r}")
         self._store = store
         self._prefix = labels
+        self._lock_timeout_s = check_lock_timeout(lock_timeout_s)
         self._sync_only = False  # set once the store's async methods say they do not exist
+        self._shared_lock: AdvisoryLock | None = None
+        self._lock_chosen = False
+        self._lock_guard = threading.Lock()
 
     @property
     def base_store(self) -> BaseStore:
@@ -191,6 +212,33 @@ class LangGraphStore(Store):
             "list namespaces of", None, None,
             lambda s: s.list_namespaces(prefix=prefix, limit=limit)))
         return self._namespaces_of(paths)
+
+    def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
+        """Hold off other writers of ``namespace``: on PostgreSQL, in every process and on
+        every machine (an advisory lock); on other backends, in this process only (see the
+        module doc).
+
+        Raises:
+            StoreError: the lock could not be taken.
+        """
+        shared = self._cross_process_lock()
+        return super().lock(namespace) if shared is None else shared.hold(namespace)
+
+    def _cross_process_lock(self) -> AdvisoryLock | None:
+        if not self._lock_chosen:
+            with self._lock_guard:
+                if not self._lock_chosen:
+                    self._shared_lock = postgres_lock(self._store, scope="/".join(self._prefix),
+                                                      timeout_s=self._lock_timeout_s)
+                    self._lock_chosen = True
+                    if self._shared_lock is None and not isinstance(self._store,
+                                                                    GraphInMemoryStore):
+                        logger.warning(
+                            "%s: ctxmgr cannot lock a %s across processes, so memo writes "
+                            "are serialised within this process only; give workers that "
+                            "share one session a PostgresStore (or one process)",
+                            self, type(self._store).__name__)
+        return self._shared_lock
 
     # --- async twins ------------------------------------------------------------------
 
@@ -325,6 +373,52 @@ class LangGraphStore(Store):
             if isinstance(exc, StoreError):
                 raise
             raise self._failure(action, namespace, key, exc) from exc
+
+
+def postgres_lock(store: BaseStore, *, scope: str,
+                  timeout_s: float = 10.0) -> AdvisoryLock | None:
+    """An advisory lock on the database of a ``PostgresStore`` / ``AsyncPostgresStore``
+    (``None`` for any other store): its connections are opened from the store's own
+    connection settings, password included."""
+    try:
+        import psycopg
+        from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:  # pragma: no cover - langgraph-checkpoint-postgres not installed
+        return None
+    if not isinstance(store, PostgresStore | AsyncPostgresStore):
+        return None
+    conninfo = _conninfo(store.conn)
+    if conninfo is None:
+        return None
+    info = conninfo_to_dict(conninfo)
+    where = (f"PostgreSQL {info.get('host', 'localhost')}:{info.get('port', 5432)}/"
+             f"{info.get('dbname', '')}")
+    return AdvisoryLock(lambda: psycopg.connect(conninfo, autocommit=True), scope=scope,
+                        where=where, timeout_s=timeout_s)
+
+
+_NOT_CONNINFO = frozenset({"autocommit", "prepare_threshold", "row_factory", "cursor_factory",
+                           "context", "connection_class"})
+
+
+def _conninfo(conn: Any) -> str | None:
+    """The connection string of a psycopg connection or pool (the password kept); ``None``
+    for a pool that computes it on each connect."""
+    from psycopg.conninfo import make_conninfo
+
+    info = getattr(conn, "info", None)
+    if info is not None and hasattr(info, "get_parameters"):  # a connection
+        password = info.password
+        return make_conninfo(**info.get_parameters(), **({"password": password}
+                                                          if password else {}))
+    conninfo = getattr(conn, "conninfo", "")  # a pool: what it connects with
+    if not isinstance(conninfo, str):
+        return None
+    kwargs = getattr(conn, "kwargs", None)
+    extra = {k: v for k, v in kwargs.items() if k not in _NOT_CONNINFO} \
+        if isinstance(kwargs, dict) else {}
+    return make_conninfo(conninfo, **extra)
 
 
 def resolve_store(runtime_store: BaseStore | Store | None, fallback: Store | None = None, *,

@@ -28,6 +28,7 @@ model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on.
 
 from __future__ import annotations
 
+import os
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
@@ -172,7 +173,9 @@ class ContextMemory(BaseMemory):
     tokens (see :mod:`ctxmgr.session.calibration`)."""
     store_path: str | None = Field(default_factory=lambda: str(Settings.resolve().home))
     """The folder of the default :class:`~ctxmgr.FileStore` (``CTXMGR_HOME``); ``None``
-    when another store was given, which cannot be rebuilt from this dict."""
+    when another store was given, which cannot be rebuilt from this dict. A memory
+    rebuilt from its dict in another process uses it only when it is ``CTXMGR_HOME`` or a
+    folder inside it (else :class:`~ctxmgr.ConfigError`)."""
     messages: list[dict[str, Any]] = Field(default_factory=list)
     """The working view, as :func:`~ctxmgr.message_to_dict` dicts: the conversation
     with every compression applied."""
@@ -311,7 +314,7 @@ class ContextMemory(BaseMemory):
             elif known is not None:
                 store = known.store
             elif self.store_path is not None:
-                store = FileStore(Path(self.store_path))
+                store = FileStore(_inside_home(self.store_path))
             else:
                 raise ConfigError(
                     f"ContextMemory session {self.session_id!r} was saved with a store that "
@@ -619,6 +622,23 @@ class ContextMemory(BaseMemory):
         chats = to_llamaindex(prompt)
         self._live_runtime().served = (chats, prompt)
         return chats
+
+
+def _inside_home(store_path: object) -> Path:
+    """The folder a serialised ``store_path`` names, refused unless it is ``CTXMGR_HOME``
+    or inside it: a memory rebuilt from a dict someone else wrote must not send offload
+    writes anywhere on disk."""
+    home = Settings.resolve().home.absolute()
+    if isinstance(store_path, str) and store_path:
+        path = Path(store_path).expanduser().absolute()
+        inside = os.path.realpath(path)
+        root = os.path.realpath(home)
+        if inside == root or inside.startswith(root.rstrip(os.sep) + os.sep):
+            return path
+    raise ConfigError(
+        f"ContextMemory store_path {store_path!r:.200} is not inside CTXMGR_HOME ({home}); "
+        "a memory rebuilt from its dict only uses a FileStore there: pass store= to use "
+        "another one")
 
 
 def _always(edit: Any) -> bool:

@@ -9,6 +9,13 @@ ctxmgr labels never hold ``/``, so the mapping is one-to-one. Values are JSON
 objects: UTF-8 text (what offloads and memos are) stays readable in the
 database as ``{"encoding": "utf-8", "data": <text>}``; other bytes are base64.
 
+Memo writes read ``index.json``, add an entry and write it back under
+:meth:`LlamaIndexKVStore.lock`. On a ``PostgresKVStore`` that is a PostgreSQL advisory
+lock (:class:`~ctxmgr.store.AdvisoryLock`), so workers in other processes and on other
+machines never lose each other's entries nor pass the memo cap; the in-memory stores
+live in one process, where the default lock is enough. On any other backend the lock
+covers this process only, and a warning says so once.
+
 ctxmgr's :class:`~ctxmgr.Store` is synchronous; ``aget`` / ``aput`` /
 ``adelete`` / ``akeys`` use the key-value store's own async methods. LlamaIndex's
 in-memory stores are not safe under threads (two writers can each create a
@@ -19,12 +26,15 @@ two threads doing so at once collide), so the first call goes through it alone.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, Namespace, Store, StoreError
+from ctxmgr.store import AdvisoryLock
+from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
 
 try:
@@ -33,10 +43,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
-__all__ = ["DEFAULT_KV_PREFIX", "LlamaIndexKVStore"]
+__all__ = ["DEFAULT_KV_PREFIX", "LlamaIndexKVStore", "postgres_kv_lock"]
 
 DEFAULT_KV_PREFIX = "ctxmgr"
 """The first part of every collection name, apart from the application's own data."""
+
+logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
@@ -59,7 +71,9 @@ class LlamaIndexKVStore(Store):
 
     Example::
 
-        from llama_index.storage.kvstore.postgres import PostgresKVStore
+        from llama_index.storage.kvstore.postgres import (  # type: ignore[import-untyped]
+            PostgresKVStore,
+        )
 
         store = LlamaIndexKVStore(PostgresKVStore.from_uri(uri, table_name="ctxmgr"))
         memory = ContextMemory.from_defaults(store=store, session_id="ticket-42")
@@ -68,13 +82,16 @@ class LlamaIndexKVStore(Store):
         kvstore: the key-value store (set up as its documentation says).
         prefix: the first part of every collection name (non-empty, no ``/``); give
             each application sharing one database its own.
+        lock_timeout_s: how long :meth:`lock` waits for another holder before it
+            raises :class:`~ctxmgr.StoreError`.
 
     Raises:
         ConfigError: an invalid prefix.
         TypeError: ``kvstore`` is not a LlamaIndex ``BaseKVStore``.
     """
 
-    def __init__(self, kvstore: BaseKVStore, *, prefix: str = DEFAULT_KV_PREFIX) -> None:
+    def __init__(self, kvstore: BaseKVStore, *, prefix: str = DEFAULT_KV_PREFIX,
+                 lock_timeout_s: float = 10.0) -> None:
         if not isinstance(kvstore, BaseKVStore):
             raise TypeError(
                 f"kvstore must be a LlamaIndex BaseKVStore, got {type(kvstore).__name__}")
@@ -83,9 +100,12 @@ class LlamaIndexKVStore(Store):
                               f"got {prefix!r}")
         self._kv = kvstore
         self._prefix = prefix
+        self._lock_timeout_s = check_lock_timeout(lock_timeout_s)
         self._lock = threading.Lock()
         self._always_lock = isinstance(kvstore, MutableMappingKVStore)
         self._ready = False  # True once a call went through: the store has set itself up
+        self._shared_lock: AdvisoryLock | None = None
+        self._lock_chosen = False
 
     @property
     def kvstore(self) -> BaseKVStore:
@@ -127,6 +147,32 @@ class LlamaIndexKVStore(Store):
         where = self.collection(namespace)
         found = self._call("list", where, None, lambda: self._kv.get_all(collection=where))
         return sorted(k for k in found if self.is_valid_key(k))
+
+    def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
+        """Hold off other writers of ``namespace``: on PostgreSQL, in every process and on
+        every machine (an advisory lock); on other backends, in this process only (see the
+        module doc).
+
+        Raises:
+            StoreError: the lock could not be taken.
+        """
+        shared = self._cross_process_lock()
+        return super().lock(namespace) if shared is None else shared.hold(namespace)
+
+    def _cross_process_lock(self) -> AdvisoryLock | None:
+        if not self._lock_chosen:
+            with self._lock:
+                if not self._lock_chosen:
+                    self._shared_lock = postgres_kv_lock(self._kv, scope=self._prefix,
+                                                         timeout_s=self._lock_timeout_s)
+                    self._lock_chosen = True
+                    if self._shared_lock is None and not self._always_lock:
+                        logger.warning(
+                            "%s: ctxmgr cannot lock a %s across processes, so memo writes "
+                            "are serialised within this process only; give workers that "
+                            "share one session a PostgresKVStore (or one process)",
+                            self, type(self._kv).__name__)
+        return self._shared_lock
 
     # --- async twins ------------------------------------------------------------------
 
@@ -200,3 +246,34 @@ class LlamaIndexKVStore(Store):
                 return result
         except _BACKEND_ERRORS as exc:
             raise self._failure(action, where, key, exc) from exc
+
+
+def postgres_kv_lock(kvstore: BaseKVStore, *, scope: str,
+                     timeout_s: float = 10.0) -> AdvisoryLock | None:
+    """An advisory lock on the database of a ``PostgresKVStore`` (``None`` for any other
+    key-value store): its connections come from the store's sync connection string, or
+    from the engine it was given."""
+    try:
+        from llama_index.storage.kvstore.postgres import (  # type: ignore[import-untyped]
+            PostgresKVStore,
+        )
+        from sqlalchemy import create_engine
+        from sqlalchemy.pool import NullPool
+    except ImportError:  # llama-index-storage-kvstore-postgres not installed
+        return None
+    if not isinstance(kvstore, PostgresKVStore):
+        return None
+    # a pool of its own would hold idle connections twice: AdvisoryLock keeps its own
+    engine = (create_engine(kvstore.connection_string, poolclass=NullPool)
+              if kvstore.connection_string else getattr(kvstore, "_engine", None))
+    if engine is None:
+        return None
+
+    def connect() -> Any:
+        connection = engine.raw_connection()
+        connection.driver_connection.autocommit = True  # type: ignore[union-attr]
+        return connection
+
+    url = engine.url
+    return AdvisoryLock(connect, scope=scope, timeout_s=timeout_s,
+                        where=f"PostgreSQL {url.host}:{url.port or 5432}/{url.database}")

@@ -97,3 +97,28 @@ def test_a_search_looks_in_archived_results_and_memos_too() -> None:
     assert "> free space on disk before 97% fills" in answer
     other = engine.search({"query": "97%"}, h, None, store=store, session="other").text
     assert "memo" not in other  # another session has neither the memo nor the archive
+
+
+def test_an_id_longer_than_any_offload_id_is_refused_in_one_line_and_keeps_no_page_key(
+) -> None:
+    engine, store, view, state, oid = compressed()
+
+    for bogus in ("x" * 1_000_000, oid + "0" * 1_000_000, oid + " tail"):
+        answer = engine.reload({"uuid": bogus, "page": 2}, view, state, store=store,
+                               session="s")
+
+        assert answer.text == (f"Error: uuid is {len(bogus.strip())} characters long; an "
+                               "offload id is the 32 hex digits of a "
+                               "<!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+        assert answer.update == {}
+
+
+def test_a_memo_key_longer_than_any_valid_key_is_refused_in_one_line() -> None:
+    engine = SessionEngine(AutoContextConfig(max_tokens=8000), counter=C, project="p",
+                           memo=True)
+    for call in ({"action": "read", "key": "k" * 1_000_000},
+                 {"action": "write", "key": "k" * 1_000_000, "summary": "s", "content": "c"}):
+        answer = engine.memo(call, [], store=InMemoryStore(), session="s")
+
+        assert len(answer.text.splitlines()) == 1 and len(answer.text) < 400
+        assert answer.update == {}

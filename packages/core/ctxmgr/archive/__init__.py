@@ -24,6 +24,7 @@ from ctxmgr.archive.state import ArchivedResult, ArchiveState
 from ctxmgr.archive.tool import (
     ARCHIVE_TOOL,
     ARCHIVE_TOOL_NAME,
+    MAX_LISTED_NOTES,
     MIN_ARCHIVE_CHARS,
     ArchiveEvent,
     handle_archive_call,
@@ -32,6 +33,7 @@ from ctxmgr.archive.tool import (
 __all__ = [
     "ARCHIVE_TOOL",
     "ARCHIVE_TOOL_NAME",
+    "MAX_LISTED_NOTES",
     "MIN_ARCHIVE_CHARS",
     "ArchiveEvent",
     "ArchiveState",

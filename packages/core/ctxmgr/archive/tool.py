@@ -17,13 +17,15 @@ from ctxmgr.prompts import ARCHIVE_TOOL_DESCRIPTION, ToolSpec
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["ARCHIVE_TOOL", "ARCHIVE_TOOL_NAME", "MIN_ARCHIVE_CHARS", "ArchiveEvent",
-           "handle_archive_call"]
+           "MAX_LISTED_NOTES", "handle_archive_call"]
 
 logger = logging.getLogger("ctxmgr.archive")
 
 ARCHIVE_TOOL_NAME = "message_archiving"
 MIN_ARCHIVE_CHARS = 100
 """Results of this many characters or fewer are not archived: the placeholder is as long."""
+MAX_LISTED_NOTES = 20
+"""Ids a tool result lists one by one (each line capped); the rest are counted."""
 
 ARCHIVE_TOOL = ToolSpec(
     name=ARCHIVE_TOOL_NAME,
@@ -177,7 +179,8 @@ def handle_archive_call(
     Returns:
         The new state and the tool result for the model: a first line
         ``Archived N tool result(s)`` / ``Unarchived N tool result(s)``, then one
-        line per id that was refused or resolved with a caveat.
+        line per id that was refused or resolved with a caveat (the first
+        :data:`MAX_LISTED_NOTES`, each id cut to 120 characters; the rest counted).
     """
     parsed = _parse_input(tool_input)
     if isinstance(parsed, str):
@@ -211,6 +214,10 @@ def handle_archive_call(
             notes.append(f"{label}: {line}")
     verb = "Archived" if action == "archive" else "Unarchived"
     head = f"{verb} {len(changed)} tool result(s)"
+    if len(notes) > MAX_LISTED_NOTES:  # 10,000 bogus ids must not make a 1 MB answer
+        notes = [*notes[:MAX_LISTED_NOTES],
+                 f"- and {len(notes) - MAX_LISTED_NOTES} more id(s) refused or noted (only "
+                 f"the first {MAX_LISTED_NOTES} are listed)"]
     text = "\n".join([head, *notes])
     new_state = ArchiveState(tuple(entries))
     logger.info("%s", head)

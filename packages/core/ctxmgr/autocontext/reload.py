@@ -55,6 +55,9 @@ CONTEXT_RELOAD_TOOL = ToolSpec(
 )
 
 
+OFFLOAD_ID_CHARS = 32
+"""Characters of every offload id (hex digits); a longer uuid is refused unread."""
+
 _JOIN_SLACK_TOKENS = 4
 """Tokens a tokenizer may add where the header, the note and the page text meet."""
 
@@ -136,6 +139,10 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | 
         return ReloadAnswer(text=f"Error: uuid must be the id from a CONTEXT_OFFLOAD tag, "
                                  f"got {uuid!r:.80}; {_USAGE}")
     uuid = uuid.strip()
+    if len(uuid) > OFFLOAD_ID_CHARS:  # never echoed whole, never a key of the session state
+        return ReloadAnswer(text=f"Error: uuid is {len(uuid)} characters long; an offload id "
+                                 f"is the {OFFLOAD_ID_CHARS} hex digits of a "
+                                 "<!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
     page = parsed.get("page", 1)
     if isinstance(page, str) and page.strip().isdigit():
         page = int(page)

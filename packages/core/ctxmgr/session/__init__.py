@@ -3,14 +3,16 @@
 One module per concern: ``engine`` (:class:`SessionEngine`: processors per session,
 prepare a model call, answer ctxmgr's tools), ``state`` (the typed session state and
 its merge), ``prompt`` (the prompt as the model sees it), ``overhead`` (system prompt
-and tool schemas, counted), ``recovery`` (``context_reload``: room and pages) and
-``calibration`` (counts corrected by the model's reported usage). Adapters convert
-messages, persist edits their framework's way, bind tools and map storage; the rest
-is here, so the same history gives the same decisions through any of them.
+and tool schemas, counted), ``recovery`` (``context_reload``: room and pages),
+``calibration`` (counts corrected by the model's reported usage) and ``labels`` (the
+store label of any thread id, one to one). Adapters convert messages, persist edits
+their framework's way, bind tools and map storage; the rest is here, so the same
+history gives the same decisions through any of them.
 """
 
 from ctxmgr.session.calibration import Calibration, ScaledCounter
-from ctxmgr.session.engine import DEFAULT_MAX_SESSIONS, SessionEngine, Turn, session_label
+from ctxmgr.session.engine import DEFAULT_MAX_SESSIONS, SessionEngine, Turn
+from ctxmgr.session.labels import NO_THREAD_SESSION, session_label
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import GUIDANCE_ID, after_system, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer
@@ -27,6 +29,7 @@ __all__ = [
     "DEFAULT_MAX_SESSIONS",
     "GUIDANCE_ID",
     "MAX_RELOAD_PAGES",
+    "NO_THREAD_SESSION",
     "Calibration",
     "MemoElision",
     "OverheadCounter",

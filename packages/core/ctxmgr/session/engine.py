@@ -22,9 +22,7 @@ hands them over.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -44,6 +42,7 @@ from ctxmgr.errors import ConfigError, CtxmgrError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
+from ctxmgr.session.labels import NO_THREAD_SESSION
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer, search_answer
@@ -58,23 +57,10 @@ from ctxmgr.settings import Settings
 from ctxmgr.store import Namespace, Store, project_dir_name
 from ctxmgr.tokens import TokenCounter, default_counter
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn", "session_label"]
+__all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn"]
 
 DEFAULT_MAX_SESSIONS = 1024
 """Sessions whose processor is kept (the least recently used is dropped past it)."""
-DEFAULT_SESSION = "default"
-_LABEL = re.compile(r"[A-Za-z0-9._-]{1,200}")
-
-
-def session_label(thread_id: object) -> str:
-    """A store label for any session or thread id: the id itself when it is one, else
-    ``thread-`` and a digest of it (``None`` and ``""`` are the default session)."""
-    if thread_id is None or thread_id == "":
-        return DEFAULT_SESSION
-    text = str(thread_id)
-    if _LABEL.fullmatch(text) and text not in (".", ".."):
-        return text
-    return "thread-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,7 +161,7 @@ class SessionEngine:
         self.context_reload = bool(context_reload)
         self.calibrate = bool(calibrate)
         self.project = project if project is not None else project_dir_name()
-        Namespace(self.project, DEFAULT_SESSION, "offload")  # a clear error now, not later
+        Namespace(self.project, NO_THREAD_SESSION, "offload")  # a clear error now, not later
         self.max_memos = max_memos
         self.on_event = on_event
         self.max_sessions = max_sessions

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ctxmgr.store.advisory_lock import AdvisoryLock
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.files import FileStore, project_dir_name
 from ctxmgr.store.memory import InMemoryStore
 
-__all__ = ["FileStore", "InMemoryStore", "Namespace", "Store", "project_dir_name"]
+__all__ = ["AdvisoryLock", "FileStore", "InMemoryStore", "Namespace", "Store", "project_dir_name"]

@@ -22,7 +22,7 @@ from typing import Any
 
 from ctxmgr.errors import ConfigError
 
-__all__ = ["Namespace", "Store"]
+__all__ = ["Namespace", "Store", "process_lock"]
 
 _LABEL = re.compile(r"[A-Za-z0-9._-]{1,200}")
 
@@ -83,7 +83,7 @@ class Store(ABC):
         Raises:
             StoreError: the lock could not be taken.
         """
-        return _process_lock(namespace)
+        return process_lock(namespace)
 
     @staticmethod
     def is_valid_key(key: object) -> bool:
@@ -119,7 +119,9 @@ _PROCESS_LOCKS_GUARD = threading.Lock()
 
 
 @contextmanager
-def _process_lock(namespace: Namespace) -> Iterator[None]:
+def process_lock(namespace: Namespace) -> Iterator[None]:
+    """Hold ``namespace`` against the other threads of this process (reentrant): the
+    default :meth:`Store.lock`, and the first step of a lock that spans processes."""
     # One lock per namespace for the whole process: two store objects over the same
     # data (two InMemoryStore views of one dict are not possible, but two FileStores
     # are) must exclude each other, and a namespace costs one small object.

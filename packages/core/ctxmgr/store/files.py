@@ -27,7 +27,8 @@ from pathlib import Path
 import filelock
 
 from ctxmgr._atomic import write_atomic
-from ctxmgr.errors import ConfigError, StoreError
+from ctxmgr.errors import StoreError
+from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.base import Namespace, Store
 
 __all__ = ["FileStore", "project_dir_name"]
@@ -88,11 +89,8 @@ class FileStore(Store):
     def __init__(self, root: str | Path | None = None, *, lock_timeout_s: float = 10.0) -> None:
         if root is None:
             root = os.environ.get("CTXMGR_HOME") or Path.home() / ".ctxmgr"
-        if isinstance(lock_timeout_s, bool) or not isinstance(lock_timeout_s, int | float) \
-                or not lock_timeout_s > 0:
-            raise ConfigError(f"lock_timeout_s must be a number > 0, got {lock_timeout_s!r}")
         self._root = Path(root).expanduser().absolute()
-        self._lock_timeout_s = float(lock_timeout_s)
+        self._lock_timeout_s = check_lock_timeout(lock_timeout_s)
         self._file_locks: dict[Path, filelock.BaseFileLock] = {}
         self._file_locks_guard = threading.Lock()
         self._swept: dict[Path, float] = {}  # folder -> when its temp files were last checked

@@ -1,0 +1,71 @@
+"""Workers in two processes writing memos to one session of one PostgresStore.
+
+The memo index is read, extended and written back under ``LangGraphStore.lock``, a
+PostgreSQL advisory lock, so neither worker loses the other's entries and the cap holds.
+The long profile (``CTXMGR_PROFILE=long``) repeats each race 20 times.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import psycopg
+import pytest
+from langgraph.store.postgres import PostgresStore
+from memo_race import lost, race, shared_memos
+from profiles import repeats
+
+from ctxmgr import Namespace, StoreError
+from ctxmgr.store.advisory_lock import advisory_key
+from ctxmgr_langgraph import LangGraphStore
+
+WRITES = 200
+_STORE = """
+from langgraph.store.postgres import PostgresStore
+from ctxmgr_langgraph import LangGraphStore
+opened = PostgresStore.from_conn_string({uri!r})  # held: it closes when collected
+store = LangGraphStore(opened.__enter__())
+"""
+
+
+@pytest.mark.parametrize("run", range(repeats(1, long=20)))
+def test_two_processes_writing_200_memos_each_to_one_postgres_store_lose_none(
+        postgres_uri: str, tmp_path: Path, run: int) -> None:
+    accepted = race(_STORE.format(uri=postgres_uri), tmp_path, cap=1000, writes=WRITES)
+
+    with PostgresStore.from_conn_string(postgres_uri) as base:
+        memos = shared_memos(LangGraphStore(base), cap=1000)
+        entries = memos.list_memos()
+        assert len(accepted) == 2 * WRITES
+        assert lost(memos) == []
+        assert sorted(e.key for e in entries) == sorted(accepted)
+
+
+def test_the_memo_cap_holds_when_two_processes_race_past_it_on_postgres(
+        postgres_uri: str, tmp_path: Path) -> None:
+    accepted = race(_STORE.format(uri=postgres_uri), tmp_path, cap=50, writes=60)
+
+    with PostgresStore.from_conn_string(postgres_uri) as base:
+        store = LangGraphStore(base)
+        memos = shared_memos(store, cap=50)
+        assert len(accepted) == 50
+        assert sorted(k[:-3] for k in store.keys(memos.namespace) if k.endswith(".md")) \
+            == sorted(accepted)
+        assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
+
+
+def test_a_postgres_lock_held_elsewhere_times_out_then_frees_when_its_holder_goes(
+        postgres_uri: str) -> None:
+    ns = Namespace(project="p", session="shared", kind="notes")
+    with PostgresStore.from_conn_string(postgres_uri) as base:
+        store = LangGraphStore(base, lock_timeout_s=0.3)
+        holder = psycopg.connect(postgres_uri, autocommit=True)  # another worker
+        holder.execute("SELECT pg_advisory_lock(%s::bigint)", (advisory_key("ctxmgr", ns),))
+
+        with pytest.raises(StoreError, match="another writer has held it for over 0.3 s"), \
+                store.lock(ns):
+            pass
+        holder.close()  # the worker dies: the server drops its lock
+
+        with store.lock(ns), store.lock(ns):  # free again, and reentrant
+            pass

@@ -1,0 +1,73 @@
+"""Workers in two processes writing memos to one session of one PostgresKVStore.
+
+The memo index is read, extended and written back under ``LlamaIndexKVStore.lock``, a
+PostgreSQL advisory lock, so neither worker loses the other's entries and the cap holds.
+The long profile (``CTXMGR_PROFILE=long``) repeats each race 20 times.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from memo_race import lost, race, shared_memos
+from postgres_db import sqlalchemy_urls
+from profiles import repeats
+
+from ctxmgr import Namespace, StoreError
+from ctxmgr.store.advisory_lock import advisory_key
+from ctxmgr_llamaindex import LlamaIndexKVStore
+
+WRITES = 200
+_STORE = """
+from llama_index.storage.kvstore.postgres import PostgresKVStore
+from ctxmgr_llamaindex import LlamaIndexKVStore
+store = LlamaIndexKVStore(PostgresKVStore(table_name="kv", connection_string={sync!r},
+                                          async_connection_string={async_!r}))
+"""
+
+
+def _store_code(uri: str) -> str:
+    sync, async_ = sqlalchemy_urls(uri)
+    return _STORE.format(sync=sync, async_=async_)
+
+
+@pytest.mark.parametrize("run", range(repeats(1, long=20)))
+def test_two_processes_writing_200_memos_each_to_one_postgres_kv_store_lose_none(
+        postgres_kvstore: Any, postgres_kv_database: str, tmp_path: Path, run: int) -> None:
+    accepted = race(_store_code(postgres_kv_database), tmp_path, cap=1000, writes=WRITES)
+
+    memos = shared_memos(LlamaIndexKVStore(postgres_kvstore), cap=1000)
+    assert len(accepted) == 2 * WRITES
+    assert lost(memos) == []
+    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
+
+
+def test_the_memo_cap_holds_when_two_processes_race_past_it_on_a_postgres_kv_store(
+        postgres_kvstore: Any, postgres_kv_database: str, tmp_path: Path) -> None:
+    accepted = race(_store_code(postgres_kv_database), tmp_path, cap=50, writes=60)
+
+    store = LlamaIndexKVStore(postgres_kvstore)
+    memos = shared_memos(store, cap=50)
+    assert len(accepted) == 50
+    assert sorted(k[:-3] for k in store.keys(memos.namespace) if k.endswith(".md")) \
+        == sorted(accepted)
+    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
+
+
+def test_a_postgres_kv_lock_held_elsewhere_times_out_then_frees_when_its_holder_goes(
+        postgres_kvstore: Any, postgres_kv_database: str) -> None:
+    ns = Namespace(project="p", session="shared", kind="notes")
+    store = LlamaIndexKVStore(postgres_kvstore, lock_timeout_s=0.3)
+    holder = psycopg.connect(postgres_kv_database, autocommit=True)  # another worker
+    holder.execute("SELECT pg_advisory_lock(%s::bigint)", (advisory_key("ctxmgr", ns),))
+
+    with pytest.raises(StoreError, match="another writer has held it for over 0.3 s"), \
+            store.lock(ns):
+        pass
+    holder.close()  # the worker dies: the server drops its lock
+
+    with store.lock(ns), store.lock(ns):  # free again, and reentrant
+        pass

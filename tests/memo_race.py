@@ -1,0 +1,70 @@
+"""Two processes writing memos to one session at once, on any store: what each got accepted.
+
+Each writer runs ``store_code`` (Python that binds ``store`` to a ctxmgr Store), waits for
+a start file so both write at the same time, writes ``writes`` memos under its own prefix
+and prints the keys accepted (a write past the cap is refused, not lost).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ctxmgr.memo import MemoStore
+from ctxmgr.store import Store
+
+UNINDEXED = "(not in index.json)"
+
+_WRITER = """
+import json, os, sys, time
+from ctxmgr.errors import MemoWriteError
+from ctxmgr.memo import MemoStore
+store_code, prefix, go = sys.argv[1:4]
+cap, writes = int(sys.argv[4]), int(sys.argv[5])
+exec(store_code)
+memos = MemoStore(store, session="shared", project="p", max_memos=cap)
+memos.list_memos()  # connected and set up
+print("ready", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.001)
+accepted = []
+for i in range(writes):
+    try:
+        memos.write(f"{prefix}-{i}", f"content {prefix} {i}", f"summary {prefix} {i}")
+        accepted.append(f"{prefix}-{i}")
+    except MemoWriteError:
+        pass
+print(json.dumps(accepted))
+"""
+
+
+def race(store_code: str, scratch: Path, *, cap: int, writes: int) -> list[str]:
+    """Two processes write ``writes`` memos each to one session; the keys accepted."""
+    go = scratch / f"go-{time.monotonic_ns()}"
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, store_code, prefix, str(go),
+                               str(cap), str(writes)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for prefix in ("a", "b")]
+    for proc in procs:  # both connected, waiting at the start line
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n", \
+            proc.communicate()[1]
+    go.touch()
+    accepted: list[str] = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        accepted += json.loads(out)
+    go.unlink()
+    return accepted
+
+
+def shared_memos(store: Store, *, cap: int) -> MemoStore:
+    return MemoStore(store, session="shared", project="p", max_memos=cap)
+
+
+def lost(memos: MemoStore) -> list[str]:
+    """Keys whose summary the index lost (the memo file is there, its entry is not)."""
+    return [e.key for e in memos.list_memos() if e.summary == UNINDEXED]
