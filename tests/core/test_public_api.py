@@ -24,7 +24,7 @@ PUBLIC = {
         "CompressionEvent", "CompressionResult", "ConfigError", "ContentBlock",
         "ContextOverflowError", "ContextProcessor", "CtxmgrError", "Edit",
         "ExtractiveSummarizer", "FileStore", "HalfWrittenMemoError", "InMemoryStore",
-        "InvalidMemoKeyError", "InvalidMessageError", "MEMO_TOOL", "MemoStore",
+        "InvalidMemoKeyError", "InvalidMessageError", "InvalidStateError", "MEMO_TOOL", "MemoStore",
         "MemoWriteError", "Message", "Namespace", "OffloadNotFoundError", "OpaqueBlock",
         "PairingError", "PairingViolation", "ProcessResult", "Role", "SessionEngine",
         "Settings", "Store", "StoreError", "Summarizer", "TextBlock", "TiktokenCounter",

@@ -8,6 +8,8 @@ so generic handlers (``except ValueError``) keep working::
     CtxmgrError(Exception)
     ├── ConfigError(ValueError)            bad constructor argument or setting
     ├── InvalidMessageError(ValueError)    a message a converter cannot read
+    │   └── InvalidStateError              a saved state (a checkpoint, a memory's fields)
+    │                                      that is damaged; names the field
     ├── PairingError(ValueError)           tool calls and results do not pair
     ├── InvalidMemoKeyError(ValueError)    a memo key that is unsafe as a file name
     ├── MemoWriteError(ValueError)         a memo write refused (summary, content, cap)
@@ -28,6 +30,7 @@ __all__ = [
     "HalfWrittenMemoError",
     "InvalidMemoKeyError",
     "InvalidMessageError",
+    "InvalidStateError",
     "MemoWriteError",
     "OffloadNotFoundError",
     "PairingError",
@@ -50,6 +53,19 @@ class InvalidMessageError(CtxmgrError, ValueError):
         self.index = index
         prefix = f"message {index}: " if index is not None else ""
         super().__init__(prefix + message)
+
+
+class InvalidStateError(InvalidMessageError):
+    """A saved state (a checkpoint's ``ctxmgr`` part, a memory's fields) is damaged or
+    from another version; ``field`` names the part, e.g. ``"compression.stand_ins[0].count"``.
+
+    An :class:`InvalidMessageError` (so a ``ValueError``) because a damaged state used to
+    be reported as one. Added for issue 19.
+    """
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        super().__init__(f"saved ctxmgr state is damaged: {field} {problem}")
 
 
 class PairingError(CtxmgrError, ValueError):

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
 from ctxmgr.errors import OffloadNotFoundError, StoreError
-from ctxmgr.messages import ROLES, Message, message_from_dict, message_to_dict
+from ctxmgr.messages import Message, message_from_dict, message_problem, message_to_dict
 from ctxmgr.store.base import Namespace, Store
 
 __all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
@@ -134,57 +134,7 @@ def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:
     if blob.get("id") != offload_id:
         raise ValueError(f"it holds id {str(blob.get('id'))[:40]!r}")
     for i, d in enumerate(blob["messages"]):
-        problem = _message_problem(d)
+        problem = message_problem(d)
         if problem is not None:
             raise ValueError(f"message {i}: {problem}")
     return [message_from_dict(d) for d in blob["messages"]]
-
-
-_BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "text": {"text": str},
-    "tool_use": {"id": str, "name": str, "input": dict},
-    "tool_result": {"tool_use_id": str, "content": (str, list)},
-    "opaque": {"data": dict},
-}
-
-
-def _message_problem(d: object) -> str | None:
-    """What keeps ``d`` from being a message :func:`message_to_dict` wrote, or ``None``."""
-    if not isinstance(d, dict):
-        return f"is {type(d).__name__}, not an object"
-    if not isinstance(d.get("id"), str):
-        return "has no string id"
-    if d.get("role") not in ROLES:
-        return f"has role {str(d.get('role'))[:40]!r}"
-    if not isinstance(d.get("metadata", {}), dict) or not isinstance(d.get("extra", {}), dict):
-        return "has metadata or extra that is not an object"
-    content = d.get("content")
-    if not isinstance(content, list):
-        return "has no list of content blocks"
-    for block in content:
-        problem = _block_problem(block)
-        if problem is not None:
-            return problem
-    return None
-
-
-def _block_problem(b: object, *, in_result: bool = False) -> str | None:
-    if not isinstance(b, dict):
-        return f"a content block is {type(b).__name__}, not an object"
-    kind = b.get("type")
-    fields = _BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
-    if fields is None or (in_result and kind not in ("text", "opaque")):
-        return f"a content block has type {str(kind)[:40]!r}"
-    for name, types in fields.items():
-        if not isinstance(b.get(name), types):
-            return f"a {kind} block has no valid {name!r}"
-    if not isinstance(b.get("extra", {}), dict):
-        return f"a {kind} block has extra that is not an object"
-    if kind == "tool_use" and not isinstance(b.get("raw_input"), str | None):
-        return "a tool_use block has a raw_input that is not a string"
-    if kind == "tool_result" and isinstance(b["content"], list):
-        for part in b["content"]:
-            problem = _block_problem(part, in_result=True)
-            if problem is not None:
-                return problem
-    return None
