@@ -130,7 +130,8 @@ class HalfWrittenMemoError(StoreError):
 class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
-    def __init__(self, *, tokens: int, limit: int, partial: object | None = None) -> None:
+    def __init__(self, *, tokens: int, limit: int, partial: object | None = None,
+                 store_error: StoreError | None = None) -> None:
         self.tokens = tokens
         self.limit = limit
         self.excess = tokens - limit
@@ -138,8 +139,16 @@ class ContextOverflowError(CtxmgrError):
         """The compression that was applied before giving up (a ``CompressionResult``, or
         a ``ProcessResult`` from a ``ContextProcessor``): its offloads are written, so
         callers keep it rather than redo it."""
-        super().__init__(
-            f"prompt is {tokens} tokens after compression, {self.excess} over the "
-            f"{limit}-token budget (the window less the answer reserve and the safety "
-            "margin); what is left is pinned: raise max_tokens or pin fewer messages"
-        )
+        self.store_error = store_error
+        """Why steps were skipped when the offload store failed (it names the store and
+        its exception); ``None`` when only pinned messages are left."""
+        head = (f"prompt is {tokens} tokens after compression, {self.excess} over the "
+                f"{limit}-token budget (the window less the answer reserve and the safety "
+                "margin)")
+        if store_error is not None:
+            super().__init__(f"{head}: the offload store failed, so ranges that would have "
+                             f"been compressed stay whole ({store_error}); nothing is lost, "
+                             "and the next call compresses them once the store answers")
+        else:
+            super().__init__(f"{head}; what is left is pinned: raise max_tokens or pin fewer "
+                             "messages")

@@ -54,8 +54,9 @@ from ctxmgr.session.state import (
     merge_session_state,
 )
 from ctxmgr.settings import Settings
-from ctxmgr.store import Namespace, Store, project_dir_name
+from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
 from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.tool_guard import never_raises
 
 __all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn", "session_label"]
 
@@ -74,6 +75,11 @@ def session_label(thread_id: object) -> str:
     if _LABEL.fullmatch(text) and text not in (".", ".."):
         return text
     return "thread-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def _answer(text: str) -> ToolAnswer:
+    """A tool answer that changes nothing in the state (what a failed call gives)."""
+    return ToolAnswer(text=text)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +137,8 @@ class SessionEngine:
         max_memos: memos allowed per session (default 50).
         on_event: called with every :class:`~ctxmgr.CompressionEvent`.
         max_sessions: sessions whose processor is kept in this process.
+        store_retry: how a failing store call is tried again while compressing (see
+            :class:`~ctxmgr.StoreRetry`).
 
     Raises:
         ConfigError: a bad setting.
@@ -152,6 +160,7 @@ class SessionEngine:
         max_memos: int | None = None,
         on_event: EventCallback | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        store_retry: StoreRetry = DEFAULT_STORE_RETRY,
     ) -> None:
         config = config or AutoContextConfig()
         if not isinstance(config, AutoContextConfig):
@@ -178,6 +187,9 @@ class SessionEngine:
         self.max_memos = max_memos
         self.on_event = on_event
         self.max_sessions = max_sessions
+        if not isinstance(store_retry, StoreRetry):
+            raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
+        self.store_retry = store_retry
         self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
                                          memo=self.settings.memo) if guidance else None
         self._overhead = OverheadCounter(self.counter)
@@ -215,7 +227,8 @@ class SessionEngine:
                        if state is not None and self.calibrate else self.counter)
             processor = ContextProcessor(
                 self.config, counter=counter, summarizer=self.summarizer, store=store,
-                project=self.project, session=session, on_event=self.on_event)
+                project=self.project, session=session, on_event=self.on_event,
+                store_retry=self.store_retry)
             self._processors[key] = (store, processor)  # the store is held: its id stays
             while len(self._processors) > self.max_sessions:
                 self._processors.popitem(last=False)
@@ -371,6 +384,7 @@ class SessionEngine:
 
     # -- ctxmgr's tools --------------------------------------------------------------------
 
+    @never_raises("context_reload", _answer)
     def reload(self, tool_input: Any, history: Sequence[Message],
                state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
         """Answer ``context_reload`` within the room the prompt (``history`` and what the
@@ -381,6 +395,7 @@ class SessionEngine:
                 + current.overhead)
         return reload_answer(processor, tool_input, state=current, used_tokens=used)
 
+    @never_raises("message_archiving", _answer)
     def archive(self, tool_input: Any, history: Sequence[Message],
                 state: Mapping[str, Any] | None) -> ToolAnswer:
         """Answer ``message_archiving`` on ``history``; the archive is a state change,
@@ -389,6 +404,7 @@ class SessionEngine:
         after, text = handle_archive_call(history, before, tool_input, config=self.config)
         return ToolAnswer(text=text, update=archive_changes(before, after))
 
+    @never_raises("memo", _answer)
     def memo(self, tool_input: Any, history: Sequence[Message], *, store: Store,
              session: str, tool_use_id: str | None = None) -> ToolAnswer:
         """Answer ``memo``; after a write, the call's ``content`` is shown elided from then
