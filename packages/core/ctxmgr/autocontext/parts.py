@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.strategies import check_strategies
@@ -54,6 +55,7 @@ class PartsOptions(TypedDict, total=False):
     on_event: EventCallback | None
     reload_hint: bool
     store_retry: StoreRetry
+    summary_cooldown: SummaryCooldown | None
 
 
 class CompressorParts:
@@ -75,6 +77,9 @@ class CompressorParts:
             (its tokens are counted in every budget check).
         store_retry: how a failing store call is tried again (default three tries, 0.05 s
             and 0.1 s apart); a step whose originals still cannot be written is skipped.
+        summary_cooldown: the cool-down after a summarizer timeout, to share with other
+            compressors (default: one of this compressor's own, of
+            ``config.summary_cooldown_s``).
     """
 
     def __init__(
@@ -89,6 +94,7 @@ class CompressorParts:
         on_event: EventCallback | None = None,
         reload_hint: bool = True,
         store_retry: StoreRetry = DEFAULT_STORE_RETRY,
+        summary_cooldown: SummaryCooldown | None = None,
     ) -> None:
         self.config = config or AutoContextConfig()
         check_strategies(self.config)
@@ -101,7 +107,10 @@ class CompressorParts:
         self.on_event = on_event
         self.hint = reload_hint_for(self.config, self.counter) if reload_hint else None
         self.hint_tokens = self.counter.count(self.hint) if self.hint is not None else 0
-        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
+        # one summarizer thread at most, even while one hangs; and after a timeout, no
+        # call for config.summary_cooldown_s (an engine shares one cool-down)
+        self._worker = SummaryWorker(summary_cooldown if summary_cooldown is not None
+                                     else SummaryCooldown(self.config.summary_cooldown_s))
 
     def reload(self, offload_id: str) -> list[Message]:
         """The original messages behind an offload tag, exactly as they were.

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -190,6 +191,9 @@ class SessionEngine:
         if not isinstance(store_retry, StoreRetry):
             raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
         self.store_retry = store_retry
+        self.summary_cooldown = SummaryCooldown(config.summary_cooldown_s)
+        """One cool-down for every session: a summarizer that timed out in one thread is
+        not called from another until it has passed."""
         self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
                                          memo=self.settings.memo) if guidance else None
         self._overhead = OverheadCounter(self.counter)
@@ -228,7 +232,7 @@ class SessionEngine:
             processor = ContextProcessor(
                 self.config, counter=counter, summarizer=self.summarizer, store=store,
                 project=self.project, session=session, on_event=self.on_event,
-                store_retry=self.store_retry)
+                store_retry=self.store_retry, summary_cooldown=self.summary_cooldown)
             self._processors[key] = (store, processor)  # the store is held: its id stays
             while len(self._processors) > self.max_sessions:
                 self._processors.popitem(last=False)
