@@ -45,7 +45,7 @@ from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.session.overhead import OverheadCounter
-from ctxmgr.session.prompt import after_system, guidance_message, render_view
+from ctxmgr.session.prompt import after_system, elide_memos, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer
 from ctxmgr.session.state import (
     MemoElision,
@@ -267,7 +267,9 @@ class SessionEngine:
             history: every message of the session as the framework holds it, in order,
                 each with its own id (a system prompt sent beside it is not in it).
             state: the session state as kept so far (``None`` at first); a damaged part
-                is left out with a warning (see :mod:`ctxmgr.session.state`).
+                is left out with a warning (see :mod:`ctxmgr.session.state`). A written
+                memo's ``content`` is counted, and compressed, as its placeholder (the
+                memo is in the store): a memo larger than the budget never overflows it.
             store, session: where this session's originals and memos are.
             overhead: :meth:`overhead` of the request (the state's ``unseen_overhead``,
                 what the model received beyond what the integration saw, is added).
@@ -282,9 +284,11 @@ class SessionEngine:
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
-        result = processor.process(history, current.compression, overhead_tokens=beside,
+        counted = elide_memos(history, current.memos)
+        result = processor.process(counted, current.compression, overhead_tokens=beside,
                                    persisted=persisted, force=force)
-        return self._turn(result, state, current, processor, beside)
+        return self._turn(_unelided(result, history, counted), state, current, processor,
+                          beside)
 
     async def aprepare(self, history: Sequence[Message], state: Mapping[str, Any] | None, *,
                        store: Store, session: str, overhead: int = 0,
@@ -294,10 +298,12 @@ class SessionEngine:
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
-        result = await processor.aprocess(history, current.compression,
+        counted = elide_memos(history, current.memos)
+        result = await processor.aprocess(counted, current.compression,
                                           overhead_tokens=beside, persisted=persisted,
                                           force=force)
-        return self._turn(result, state, current, processor, beside)
+        return self._turn(_unelided(result, history, counted), state, current, processor,
+                          beside)
 
     def _scaled(self, overhead: int, processor: ContextProcessor) -> int:
         """``overhead`` (base counter) at the processor's ratio, with the guidance."""
@@ -432,6 +438,17 @@ class SessionEngine:
     def __repr__(self) -> str:
         return (f"SessionEngine({self.config!r}, project={self.project!r}, "
                 f"tools={[s.name for s in self.tool_specs]})")
+
+
+def _unelided(result: ProcessResult, history: Sequence[Message],
+              counted: Sequence[Message]) -> ProcessResult:
+    """``result`` with the memo calls it kept as they are in ``history``: they were
+    counted as their placeholder (:func:`~ctxmgr.session.prompt.elide_memos`), and the
+    history is never edited for a memo."""
+    swap = {id(c): h for c, h in zip(counted, history, strict=True) if c is not h}
+    if not swap:
+        return result
+    return dataclasses.replace(result, messages=[swap.get(id(m), m) for m in result.messages])
 
 
 def _pruned(state: SessionState, view: Sequence[Message]) -> dict[str, Any]:
