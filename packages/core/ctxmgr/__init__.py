@@ -45,6 +45,7 @@ from ctxmgr.errors import (
     HalfWrittenMemoError,
     InvalidMemoKeyError,
     InvalidMessageError,
+    InvalidStateError,
     MemoWriteError,
     OffloadNotFoundError,
     PairingError,
@@ -79,7 +80,7 @@ from ctxmgr.pairing import (
 from ctxmgr.prompts import ToolSpec, context_usage_note, system_prompt_fragment
 from ctxmgr.session import SessionEngine
 from ctxmgr.settings import Settings
-from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, project_dir_name
+from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, StoreRetry, project_dir_name
 from ctxmgr.tokens import (
     ApproximateCounter,
     CallableCounter,
@@ -113,6 +114,7 @@ __all__ = [
     "InMemoryStore",
     "InvalidMemoKeyError",
     "InvalidMessageError",
+    "InvalidStateError",
     "MEMO_TOOL",
     "MemoStore",
     "MemoWriteError",
@@ -128,6 +130,7 @@ __all__ = [
     "Settings",
     "Store",
     "StoreError",
+    "StoreRetry",
     "Summarizer",
     "TextBlock",
     "TiktokenCounter",

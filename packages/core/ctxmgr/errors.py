@@ -8,6 +8,8 @@ so generic handlers (``except ValueError``) keep working::
     CtxmgrError(Exception)
     ├── ConfigError(ValueError)            bad constructor argument or setting
     ├── InvalidMessageError(ValueError)    a message a converter cannot read
+    │   └── InvalidStateError              a saved state (a checkpoint, a memory's fields)
+    │                                      that is damaged; names the field
     ├── PairingError(ValueError)           tool calls and results do not pair
     ├── InvalidMemoKeyError(ValueError)    a memo key that is unsafe as a file name
     ├── MemoWriteError(ValueError)         a memo write refused (summary, content, cap)
@@ -28,6 +30,7 @@ __all__ = [
     "HalfWrittenMemoError",
     "InvalidMemoKeyError",
     "InvalidMessageError",
+    "InvalidStateError",
     "MemoWriteError",
     "OffloadNotFoundError",
     "PairingError",
@@ -50,6 +53,19 @@ class InvalidMessageError(CtxmgrError, ValueError):
         self.index = index
         prefix = f"message {index}: " if index is not None else ""
         super().__init__(prefix + message)
+
+
+class InvalidStateError(InvalidMessageError):
+    """A saved state (a checkpoint's ``ctxmgr`` part, a memory's fields) is damaged or
+    from another version; ``field`` names the part, e.g. ``"compression.stand_ins[0].count"``.
+
+    An :class:`InvalidMessageError` (so a ``ValueError``) because a damaged state used to
+    be reported as one. Added for issue 19.
+    """
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        super().__init__(f"saved ctxmgr state is damaged: {field} {problem}")
 
 
 class PairingError(CtxmgrError, ValueError):
@@ -114,7 +130,8 @@ class HalfWrittenMemoError(StoreError):
 class ContextOverflowError(CtxmgrError):
     """Even after every applicable strategy the prompt exceeds the window."""
 
-    def __init__(self, *, tokens: int, limit: int, partial: object | None = None) -> None:
+    def __init__(self, *, tokens: int, limit: int, partial: object | None = None,
+                 store_error: StoreError | None = None) -> None:
         self.tokens = tokens
         self.limit = limit
         self.excess = tokens - limit
@@ -122,8 +139,16 @@ class ContextOverflowError(CtxmgrError):
         """The compression that was applied before giving up (a ``CompressionResult``, or
         a ``ProcessResult`` from a ``ContextProcessor``): its offloads are written, so
         callers keep it rather than redo it."""
-        super().__init__(
-            f"prompt is {tokens} tokens after compression, {self.excess} over the "
-            f"{limit}-token budget (the window less the answer reserve and the safety "
-            "margin); what is left is pinned: raise max_tokens or pin fewer messages"
-        )
+        self.store_error = store_error
+        """Why steps were skipped when the offload store failed (it names the store and
+        its exception); ``None`` when only pinned messages are left."""
+        head = (f"prompt is {tokens} tokens after compression, {self.excess} over the "
+                f"{limit}-token budget (the window less the answer reserve and the safety "
+                "margin)")
+        if store_error is not None:
+            super().__init__(f"{head}: the offload store failed, so ranges that would have "
+                             f"been compressed stay whole ({store_error}); nothing is lost, "
+                             "and the next call compresses them once the store answers")
+        else:
+            super().__init__(f"{head}; what is left is pinned: raise max_tokens or pin fewer "
+                             "messages")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeAlias, assert_never
 
+from ctxmgr.errors import InvalidMessageError
+
 __all__ = [
     "ContentBlock",
     "Message",
@@ -26,6 +28,7 @@ __all__ = [
     "block_to_dict",
     "freeze",
     "message_from_dict",
+    "message_problem",
     "message_to_dict",
     "new_message_id",
     "text_message",
@@ -42,12 +45,24 @@ def _empty() -> Mapping[str, Any]:
     return _EMPTY
 
 
-def freeze(value: Any) -> Any:
-    """Return a read-only deep copy of JSON-like data (dicts → mappings, lists → tuples)."""
+MAX_NESTING = 200
+"""Levels of dicts and lists a message's data may nest (JSON from a provider nests a
+few dozen at most): deeper data is refused when a message is built, so no later step
+(a digest, a converter, a checkpoint) runs out of stack on it."""
+
+
+def freeze(value: Any, _depth: int = 0) -> Any:
+    """Return a read-only deep copy of JSON-like data (dicts → mappings, lists → tuples).
+
+    Raises:
+        InvalidMessageError: the data nests deeper than :data:`MAX_NESTING` levels.
+    """
+    if isinstance(value, Mapping | list | tuple) and _depth >= MAX_NESTING:
+        raise InvalidMessageError(f"message data is nested too deeply (over {MAX_NESTING} levels)")
     if isinstance(value, Mapping):
-        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+        return MappingProxyType({k: freeze(v, _depth + 1) for k, v in value.items()})
     if isinstance(value, list | tuple):
-        return tuple(freeze(v) for v in value)
+        return tuple(freeze(v, _depth + 1) for v in value)
     return value
 
 
@@ -262,6 +277,68 @@ def message_to_dict(message: Message) -> dict[str, Any]:
 
 
 def message_from_dict(d: Mapping[str, Any]) -> Message:
-    """Rebuild a message written by :func:`message_to_dict`."""
+    """Rebuild a message written by :func:`message_to_dict`.
+
+    Raises:
+        InvalidMessageError: ``d`` is not what :func:`message_to_dict` writes (it says
+            what is wrong: a missing role, a text that is not a string, data nested
+            deeper than :data:`MAX_NESTING`).
+    """
+    problem = message_problem(d)
+    if problem is not None:
+        raise InvalidMessageError(f"message {str(d.get('id'))[:40]!r} {problem}"
+                                  if isinstance(d, Mapping) else f"message {problem}")
     return Message(role=d["role"], content=tuple(block_from_dict(b) for b in d["content"]),
                    id=d["id"], metadata=d.get("metadata", {}), extra=d.get("extra", {}))
+
+
+_BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "text": {"text": str},
+    "tool_use": {"id": str, "name": str, "input": Mapping},
+    "tool_result": {"tool_use_id": str, "content": (str, list, tuple)},
+    "opaque": {"data": Mapping},
+}
+
+
+def message_problem(d: object) -> str | None:
+    """What keeps ``d`` from being a message :func:`message_to_dict` wrote, or ``None``
+    (a dict read back from a checkpoint or a store may have been edited)."""
+    if not isinstance(d, Mapping):
+        return f"is {type(d).__name__}, not an object"
+    if not isinstance(d.get("id"), str):
+        return "has no string id"
+    if d.get("role") not in ROLES:
+        return f"has role {str(d.get('role'))[:40]!r}"
+    if not isinstance(d.get("metadata", {}), Mapping) or not isinstance(d.get("extra", {}),
+                                                                        Mapping):
+        return "has metadata or extra that is not an object"
+    content = d.get("content")
+    if not isinstance(content, list | tuple):
+        return "has no list of content blocks"
+    for block in content:
+        problem = _block_problem(block)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _block_problem(b: object, *, in_result: bool = False) -> str | None:
+    if not isinstance(b, Mapping):
+        return f"a content block is {type(b).__name__}, not an object"
+    kind = b.get("type")
+    fields = _BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
+    if fields is None or (in_result and kind not in ("text", "opaque")):
+        return f"a content block has type {str(kind)[:40]!r}"
+    for name, types in fields.items():
+        if not isinstance(b.get(name), types):
+            return f"a {kind} block has no valid {name!r}"
+    if not isinstance(b.get("extra", {}), Mapping):
+        return f"a {kind} block has extra that is not an object"
+    if kind == "tool_use" and not isinstance(b.get("raw_input"), str | None):
+        return "a tool_use block has a raw_input that is not a string"
+    if kind == "tool_result" and isinstance(b["content"], list | tuple):
+        for part in b["content"]:
+            problem = _block_problem(part, in_result=True)
+            if problem is not None:
+                return problem
+    return None

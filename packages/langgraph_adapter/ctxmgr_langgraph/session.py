@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from ctxmgr import AutoContextConfig, ConfigError, Message, Store, TokenCounter
+from ctxmgr import AutoContextConfig, ConfigError, Message, Store, StoreRetry, TokenCounter
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.session import SessionEngine, Turn, session_label
@@ -95,6 +95,7 @@ class SessionOptions(TypedDict, total=False):
     guidance: bool
     max_memos: int | None
     on_event: EventCallback | None
+    store_retry: StoreRetry
 
 
 class GraphSessions:

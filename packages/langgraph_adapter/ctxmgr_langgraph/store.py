@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
@@ -66,17 +65,10 @@ _T = TypeVar("_T")
 _PAGE = 1000
 
 
-def _backend_errors() -> tuple[type[BaseException], ...]:
-    """What a database driver raises when it cannot read or write."""
-    errors: tuple[type[BaseException], ...] = (OSError, sqlite3.Error)
-    try:
-        import psycopg
-    except ImportError:
-        return errors
-    return (*errors, psycopg.Error)
-
-
-_BACKEND_ERRORS = _backend_errors()
+_BACKEND_ERRORS = (Exception,)
+"""What a store call may raise that is the backend's failure: anything (psycopg, sqlite3,
+a redis-style client, ``ConnectionError``, ``TimeoutError``); it reaches ctxmgr as one
+``StoreError`` naming the store and the exception."""
 
 
 def _escape(label: str) -> str:

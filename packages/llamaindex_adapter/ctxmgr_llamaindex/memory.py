@@ -41,6 +41,8 @@ from ctxmgr import (
     AutoContextConfig,
     ConfigError,
     FileStore,
+    InvalidMessageError,
+    InvalidStateError,
     Message,
     Settings,
     Store,
@@ -196,7 +198,7 @@ class ContextMemory(BaseMemory):
                  summarizer: object | None = DEFAULT, counter: TokenCounter | None = None,
                  on_event: Any = None, **data: Any) -> None:
         super().__init__(**data)
-        AutoContextConfig(**self.config_fields)  # raises ConfigError on a bad field, now
+        _saved_config(self.config_fields)  # raises ConfigError on a bad field, now
         if not isinstance(self.runtime, _Runtime):
             self.runtime = self._resolve_runtime(store, summarizer, counter, on_event)
 
@@ -369,7 +371,7 @@ class ContextMemory(BaseMemory):
         if runtime.engine is None:
             parts = runtime.parts
             runtime.engine = SessionEngine(
-                AutoContextConfig(**self.config_fields), counter=parts.counter,
+                _saved_config(self.config_fields), counter=parts.counter,
                 summarizer=parts.summarizer, project=self.project, on_event=parts.on_event,
                 message_archiving=self.message_archiving, memo=self.memo,
                 calibrate=self.calibrate)
@@ -393,7 +395,7 @@ class ContextMemory(BaseMemory):
     def view(self) -> list[Message]:
         """The working view as neutral messages."""
         if self._view is None:
-            self._view = self._dicts.read(self.messages)
+            self._view = self._dicts.read(self.messages, "messages")
         return list(self._view)
 
     def _set_view(self, view: Sequence[Message]) -> None:
@@ -402,7 +404,7 @@ class ContextMemory(BaseMemory):
 
     def _mirror(self) -> list[Message]:
         """The scratchpad as ctxmgr last wrote it (empty when no run is in flight)."""
-        return self._scratch_dicts.read(self.scratch)
+        return self._scratch_dicts.read(self.scratch, "scratch")
 
     def _set_mirror(self, messages: Sequence[Message]) -> None:
         self.scratch = self._scratch_dicts.write(messages)
@@ -657,12 +659,23 @@ class _DictCache:
     def __init__(self) -> None:
         self._by_id: dict[int, tuple[Message, dict[str, Any]]] = {}
 
-    def read(self, dicts: Sequence[dict[str, Any]]) -> list[Message]:
+    def read(self, dicts: Sequence[dict[str, Any]], field: str) -> list[Message]:
+        """The messages of the memory's ``field``.
+
+        Raises:
+            InvalidStateError: a dict is not a message (a saved memory edited or damaged).
+        """
         by_dict = {id(d): (m, d) for m, d in self._by_id.values()}
         out = []
-        for d in dicts:
+        for i, d in enumerate(dicts):
             hit = by_dict.get(id(d))
-            out.append(hit[0] if hit is not None and hit[1] is d else message_from_dict(d))
+            if hit is not None and hit[1] is d:
+                out.append(hit[0])
+                continue
+            try:
+                out.append(message_from_dict(d))
+            except InvalidMessageError as exc:
+                raise InvalidStateError(f"ContextMemory.{field}[{i}]", str(exc)) from exc
         self._by_id = {id(m): (m, d) for m, d in zip(out, dicts, strict=True)}
         return out
 
@@ -687,6 +700,24 @@ def _reuse(chats: Sequence[ChatMessage], neutral: Sequence[Message],
         chat = original.get(id(m))
         out.extend([chat] if chat is not None else to_llamaindex([m]))
     return out
+
+
+def _saved_config(saved: Mapping[str, Any]) -> AutoContextConfig:
+    """The config a memory's ``config_fields`` name (given, or read back from a dict).
+
+    Raises:
+        ConfigError: a key that is no config field, or a value out of range; the
+            message names the field.
+    """
+    names = {f.name for f in fields(AutoContextConfig)}
+    for key in saved:
+        if key not in names:
+            raise ConfigError(f"ContextMemory.config_fields[{str(key)[:40]!r}] is not a "
+                              "setting of this ctxmgr version")
+    try:
+        return AutoContextConfig(**saved)
+    except ConfigError as exc:
+        raise ConfigError(f"ContextMemory.config_fields: {exc}") from exc
 
 
 def _config_fields(cfg: AutoContextConfig) -> dict[str, Any]:

@@ -53,17 +53,10 @@ logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
 
-def _backend_errors() -> tuple[type[BaseException], ...]:
-    """What a key-value backend raises when it cannot read or write."""
-    errors: tuple[type[BaseException], ...] = (OSError,)
-    try:
-        from sqlalchemy.exc import SQLAlchemyError
-    except ImportError:  # pragma: no cover - sqlalchemy comes with llama-index-core
-        return errors
-    return (*errors, SQLAlchemyError)
-
-
-_BACKEND_ERRORS = _backend_errors()
+_BACKEND_ERRORS = (Exception,)
+"""What a key-value call may raise that is the backend's failure: anything (SQLAlchemy,
+redis, pymongo, ``ConnectionError``, ``TimeoutError``); it reaches ctxmgr as one
+``StoreError`` naming the store and the exception."""
 
 
 class LlamaIndexKVStore(Store):

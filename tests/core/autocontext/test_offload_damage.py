@@ -99,6 +99,38 @@ def test_an_os_error_from_the_store_is_a_store_error_and_a_tool_result() -> None
         f"The original messages for uuid {ID} cannot be read: ")
 
 
+@pytest.mark.parametrize("error", [
+    RuntimeError("Redis is loading the dataset in memory"), ConnectionError("reset by peer"),
+    TimeoutError("read timed out"), ValueError("driver bug")])
+def test_any_backend_exception_is_a_store_error_naming_the_store_and_a_tool_result(
+        error: Exception) -> None:
+    store = FaultyStore(fail_get=lambda key, n: True, error=lambda key: error)
+    memory = _memory(store)
+
+    with pytest.raises(StoreError) as raised:
+        memory.reload(ID)
+    assert "FaultyStore" in str(raised.value)
+    assert f"{type(error).__name__}: {error}" in str(raised.value)
+    assert store.gets == 3  # tried three times
+    answer = memory.handle_reload_call({"uuid": ID})
+    assert answer.startswith(f"The original messages for uuid {ID} cannot be read: ")
+    assert handle_reload_call(memory.offload, {"uuid": ID}).startswith("The original")
+
+
+def test_the_reload_handler_answers_even_a_failure_nobody_foresaw(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = _memory(FaultyStore())
+    memory.offload.save([user("hi", id="u1")], ID)
+
+    def broken(messages: object) -> str:
+        raise ZeroDivisionError("a bug in rendering")
+
+    monkeypatch.setattr("ctxmgr.autocontext.reload.render_reloaded", broken)
+    answer = handle_reload_call(memory.offload, {"uuid": ID})
+
+    assert answer.startswith("Error: context_reload failed (ZeroDivisionError: a bug in ")
+
+
 def test_a_damaged_blob_on_disk_is_named_by_its_path(tmp_path: Path) -> None:
     offload = OffloadStore(FileStore(tmp_path))
     offload.save([user("hi", id="u1")], ID)

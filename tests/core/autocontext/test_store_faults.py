@@ -1,12 +1,15 @@
 """The offload store fails while compressing: the step is skipped and compression goes on.
 
-The contract: a store that cannot write (any ``OSError``, ``StoreError`` included) only
-skips the step that needed it, with a "skipped" event that gives the reason, like a failing
-summarizer; the originals stay in the working view, and only ``ContextOverflowError``
-escapes. Events record only what was applied, every blob in the store is one a stand-in
+The contract: a store call that fails is tried again (``StoreRetry``: three tries by
+default); one that still fails, whatever the backend raised (``OSError``, a driver's own
+error, ``ConnectionError``, ``TimeoutError``), is a ``StoreError`` that only skips the step
+that needed it, with a "skipped" event that gives the reason, like a failing summarizer;
+the originals stay in the working view, the pass goes on with other ranges, and only
+``ContextOverflowError`` escapes, naming the store when its failure is why the prompt does
+not fit. Events record only what was applied, every blob in the store is one a stand-in
 points at, and a callback that raises does not stop compression. A pass that something
-else aborts (a store breaking the ``OSError`` contract, a bug) changes nothing: the
-working view, the events and the store stay as they were.
+else aborts (an interrupt, a bug) changes nothing: the working view, the events and the
+store stay as they were.
 """
 
 from __future__ import annotations
@@ -34,10 +37,10 @@ from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
-from ctxmgr.errors import ContextOverflowError
+from ctxmgr.errors import ContextOverflowError, StoreError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import validate_pairing
-from ctxmgr.store import FileStore
+from ctxmgr.store import DEFAULT_STORE_RETRY, FileStore, StoreRetry
 
 
 def history() -> list[Message]:
@@ -57,7 +60,11 @@ def config() -> AutoContextConfig:
                              last_keep=4, min_compression_tokens=0, cached_token_price=None)
 
 
+FAST_RETRY = StoreRetry(backoff_s=0.001)  # three tries, as by default, without the pauses
+
+
 def memory(store: FaultyStore, **kw: object) -> AutoContextMemory:
+    kw.setdefault("store_retry", FAST_RETRY)
     mem = AutoContextMemory(config(), counter=C, store=store,
                             summarizer=ExtractiveSummarizer(), **kw)  # type: ignore[arg-type]
     mem.add(history())
@@ -85,8 +92,12 @@ def assert_consistent(mem: AutoContextMemory, original: Sequence[Message]) -> No
     assert {e.offload_id for e in applied} <= set(mem.offload.ids())
 
 
+ATTEMPTS = DEFAULT_STORE_RETRY.attempts
+
+
 def nth_put_fails(n: int) -> Callable[[str, int], bool]:
-    return lambda key, i: i == n
+    """The ``n``-th put fails and so do its retries: a fault that lasts."""
+    return lambda key, i: n <= i < n + ATTEMPTS
 
 
 def test_a_full_disk_while_compressing_only_skips_that_step() -> None:
@@ -98,7 +109,8 @@ def test_a_full_disk_while_compressing_only_skips_that_step() -> None:
     skipped = [e for e in events if e.status == "skipped"]
     assert len(skipped) == 1
     assert skipped[0].reason is not None and skipped[0].reason.startswith(
-        "offload store failed: [Errno 28] No space left on device")
+        "offload store failed: [Errno 28] ")
+    assert "(3 attempts): OSError: [Errno 28] No space left on device" in skipped[0].reason
     assert sum(e.status == "applied" for e in events) >= 2
     assert mem.tokens < C.count_messages(history())
     assert_consistent(mem, history())
@@ -164,21 +176,25 @@ def test_a_raising_event_callback_does_not_stop_compression(
     assert_consistent(mem, history())
 
 
-class ContractBreakingStore(FaultyStore):
-    """A store whose put raises something that is not an OSError (a broken adapter)."""
+class Interrupted(BaseException):
+    """Not a store failure: the pass is stopped from outside (a cancel, Ctrl-C)."""
+
+
+class InterruptedStore(FaultyStore):
+    """A store whose ``n``-th put is interrupted."""
 
     def __init__(self, n: int) -> None:
-        super().__init__(fail_put=nth_put_fails(n),
-                         error=lambda key: RuntimeError(f"driver failed on {key}"))
+        super().__init__(fail_put=lambda key, i: i == n,
+                         error=lambda key: Interrupted(f"interrupted while writing {key}"))
 
 
 @pytest.mark.parametrize("n", [0, 1])
 def test_a_pass_aborted_by_an_unexpected_error_changes_nothing(n: int) -> None:
-    store = ContractBreakingStore(n)
+    store = InterruptedStore(n)
     mem = memory(store)
     before_messages, before_events = dicts(mem.messages), mem.events
 
-    with pytest.raises(RuntimeError, match="driver failed"):
+    with pytest.raises(Interrupted, match="interrupted while writing"):
         mem.compress_if_needed()
 
     assert dicts(mem.messages) == before_messages
@@ -192,10 +208,11 @@ def test_an_aborted_pass_keeps_blobs_that_were_there_before_it() -> None:
     first.compress_if_needed()
     kept = set(first.offload.ids())
     assert kept
-    store.fail_put, store.error = nth_put_fails(store.puts + 1), lambda key: RuntimeError(key)
+    n = store.puts + 1
+    store.fail_put, store.error = (lambda key, i: i == n), lambda key: Interrupted(key)
     second = memory(store)  # the same history: its first steps name the same blobs
 
-    with pytest.raises(RuntimeError):
+    with pytest.raises(Interrupted):
         second.compress_if_needed()
 
     assert set(second.offload.ids()) == kept
@@ -214,6 +231,69 @@ def test_the_context_processor_skips_a_failing_step_too() -> None:
     assert dicts(expand(result.messages, processor.offload)) == dicts(history())
 
 
+TRANSIENT = {
+    "OSError": lambda key: OSError(5, "Input/output error"),
+    "psycopg": lambda key: _psycopg_error(),
+    "ConnectionError": lambda key: ConnectionError("connection reset by peer"),
+    "TimeoutError": lambda key: TimeoutError("timed out"),
+    "redis-style": lambda key: RuntimeError("Redis is loading the dataset in memory"),
+}
+
+
+def _psycopg_error() -> Exception:
+    import psycopg
+
+    return psycopg.OperationalError("server closed the connection unexpectedly")
+
+
+@pytest.mark.parametrize("error", list(TRANSIENT))
+def test_a_put_that_fails_once_is_retried_and_nothing_is_skipped(error: str) -> None:
+    store = FaultyStore(fail_put=lambda key, i: i % 3 == 1, error=TRANSIENT[error])
+    mem = memory(store)
+
+    events = mem.compress_if_needed()
+
+    assert [e.status for e in events].count("skipped") == 0
+    assert sum(e.status == "applied" for e in events) >= 2
+    assert store.puts > sum(e.status == "applied" for e in events)  # some were retried
+    assert_consistent(mem, history())
+
+
+@pytest.mark.parametrize("error", list(TRANSIENT))
+def test_any_backend_exception_is_a_store_error_that_skips_one_step_and_others_go_on(
+        error: str) -> None:
+    store = FaultyStore(fail_put=nth_put_fails(0), error=TRANSIENT[error])
+    mem = memory(store)
+
+    events = mem.compress_if_needed()
+
+    [skipped] = [e for e in events if e.status == "skipped"]
+    assert skipped.reason is not None and "(3 attempts)" in skipped.reason
+    assert "FaultyStore" in skipped.reason  # names the store
+    assert sum(e.status == "applied" for e in events) >= 2  # later ranges still compress
+    assert_consistent(mem, history())
+
+
+def test_a_store_that_stays_down_is_asked_a_bounded_number_of_times_and_the_overflow_names_it(
+) -> None:
+    store = FaultyStore(fail_put=lambda key, i: True,
+                        error=lambda key: ConnectionError("connection refused"))
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8_000, cached_token_price=None),
+                            counter=C, store=store, summarizer=ExtractiveSummarizer(),
+                            store_retry=StoreRetry(attempts=2, backoff_s=0.001))
+    mem.add(history())
+
+    with pytest.raises(ContextOverflowError) as raised:
+        mem.compress_if_needed()
+
+    message = str(raised.value)
+    assert "offload store failed" in message and "FaultyStore" in message
+    assert "ConnectionError: connection refused" in message and "pinned" not in message
+    assert isinstance(raised.value.store_error, StoreError)
+    assert store.puts == 3 * 2  # three steps in a row, two tries each, then it stops
+    assert dicts(mem.messages) == dicts(history())
+
+
 @settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(faults=st.frozensets(st.integers(0, 30), max_size=10), llm=st.booleans())
@@ -221,7 +301,7 @@ def test_under_random_put_faults_nothing_is_lost_and_no_blob_is_orphaned(
     faults: frozenset[int], llm: bool,
 ) -> None:
     store = FaultyStore(fail_put=lambda key, i: i in faults)
-    mem = AutoContextMemory(config(), counter=C, store=store,
+    mem = AutoContextMemory(config(), counter=C, store=store, store_retry=FAST_RETRY,
                             summarizer=ExtractiveSummarizer() if llm else None)
     mem.add(history())
 
@@ -239,7 +319,7 @@ sys.path[:0] = sys.argv[2:4]
 import test_store_faults as t
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
-from ctxmgr.store import FileStore
+from ctxmgr.store import DEFAULT_STORE_RETRY, FileStore, StoreRetry
 mem = AutoContextMemory(t.config(), counter=t.C, store=FileStore(sys.argv[1]),
                         summarizer=ExtractiveSummarizer(), session="shared")
 mem.add(t.history())

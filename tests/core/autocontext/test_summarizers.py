@@ -4,6 +4,7 @@ empty answer): the strategy is skipped, nothing is lost and the agent goes on.""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import threading
 import time
@@ -301,8 +302,9 @@ class CountingHang:
         return "a summary of the messages"
 
 
-def _hung_memory(summarizer: object) -> AutoContextMemory:
-    memory = AutoContextMemory(config(), counter=C, summarizer=summarizer)
+def _hung_memory(summarizer: object, **changes: object) -> AutoContextMemory:
+    memory = AutoContextMemory(dataclasses.replace(config(), **changes),  # type: ignore[arg-type]
+                               counter=C, summarizer=summarizer)
     memory.add(history())
     return memory
 
@@ -310,7 +312,7 @@ def _hung_memory(summarizer: object) -> AutoContextMemory:
 def test_a_hung_summarizer_holds_at_most_one_thread_per_memory(release: threading.Event) -> None:
     before = set(threading.enumerate())
     hung = CountingHang(release)
-    memory = _hung_memory(hung)
+    memory = _hung_memory(hung, summary_cooldown_s=0)  # the thread rule alone
 
     for _ in range(20):
         memory.compress_if_needed(force=True)
@@ -352,7 +354,7 @@ def test_two_memories_each_have_their_own_summarizer_worker(release: threading.E
 def test_once_a_hung_call_returns_the_summarizer_is_used_again(release: threading.Event) -> None:
     before = set(threading.enumerate())
     summarizer = CountingHang(release, hang=1)
-    memory = _hung_memory(summarizer)
+    memory = _hung_memory(summarizer, summary_cooldown_s=0)
     memory.compress_if_needed(force=True)
     assert not any(e.status == "applied" and e.strategy == 1 for e in memory.events)
 
@@ -364,6 +366,31 @@ def test_once_a_hung_call_returns_the_summarizer_is_used_again(release: threadin
 
     assert any(e.status == "applied" and e.strategy in (1, 4) for e in events)
     assert summarizer.calls > 1
+
+
+@pytest.mark.parametrize("kind", ["hangs", "async_hangs"])
+def test_after_a_timeout_the_summarizer_rests_for_the_cool_down_sync_and_async(
+        kind: str, release: threading.Event) -> None:
+    summarizer = make(kind, release)
+    memory = _hung_memory(summarizer, summary_cooldown_s=0.6)
+    compress = (memory.compress_if_needed if kind == "hangs"
+                else lambda **kw: asyncio.run(memory.acompress_if_needed(**kw)))
+
+    started = time.monotonic()
+    first = compress(force=True)
+    release.set()  # the model answers again, but the cool-down is not over
+    memory.add(history()[2:])
+    second = compress(force=True)
+    waited = time.monotonic() - started
+
+    reasons = [e.reason or "" for e in [*first, *second] if e.status == "skipped"]
+    assert reasons[0] == f"summarizer timed out after {TIMEOUT:g} s"
+    assert len(reasons) > 3 and all("timed out recently" in r for r in reasons[1:])
+    assert waited < TIMEOUT * 3  # one timeout waited for, not one per summary
+    time.sleep(0.6)
+    memory.add([text_message("user", "and now?", id="u9")])
+    third = compress(force=True)
+    assert any(e.status == "applied" and e.strategy in (1, 4, 5, 6) for e in third)
 
 
 class AsyncBlocking:

@@ -1,6 +1,7 @@
 """AutoContextMemory: AgentScope's six strategies plus three last resorts, reversible by id."""
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit, apply_edits, diff_edits
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
@@ -38,6 +39,7 @@ __all__ = [
     "OffloadStore",
     "ProcessResult",
     "Summarizer",
+    "SummaryCooldown",
     "SummaryWorker",
     "acompress",
     "apply_edits",

@@ -188,6 +188,10 @@ class AutoContextConfig:
     strategy plans."""
     summary_timeout_s: float = 60.0
     """Per summarizer call; a slower call is abandoned and its strategy skipped."""
+    summary_cooldown_s: float = 300.0
+    """After a summarizer call timed out, no call for this long (every session of one
+    engine, sync and async): a hung model delays the agent once per period, not once per
+    model call. 0 turns it off."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
     """Strategy numbers never to run (1-9: see the README's table of strategies; an
     unknown number is refused when a compressor is built with this config)."""
@@ -224,7 +228,7 @@ class AutoContextConfig:
                   "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
         _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens",
                       "identifiers_chars", "record_chars", "user_note_chars",
-                      "reserve_output_tokens", "keep_tool_results")
+                      "reserve_output_tokens", "keep_tool_results", "summary_cooldown_s")
         if not 0 <= self.safety_margin < 0.5:
             raise ConfigError(f"safety_margin must be in [0, 0.5), got {self.safety_margin!r}")
         if self.reserve_tokens >= self.max_tokens:

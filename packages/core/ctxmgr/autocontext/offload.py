@@ -16,8 +16,9 @@ from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
 from ctxmgr.errors import OffloadNotFoundError, StoreError
-from ctxmgr.messages import ROLES, Message, message_from_dict, message_to_dict
+from ctxmgr.messages import Message, message_from_dict, message_problem, message_to_dict
 from ctxmgr.store.base import Namespace, Store
+from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
 
 __all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
 
@@ -25,9 +26,12 @@ __all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
 class OffloadStore:
     """Offloaded message ranges of one agent session, in any :class:`Store`."""
 
-    def __init__(self, store: Store, *, project: str = "default", session: str = "default") -> None:
+    def __init__(self, store: Store, *, project: str = "default", session: str = "default",
+                 retry: StoreRetry = DEFAULT_STORE_RETRY) -> None:
         self.store = store
         self.namespace = Namespace(project, session, "offload")
+        self.retry = retry
+        """How a failing store call is tried again; every failure is a ``StoreError``."""
 
     @staticmethod
     def new_id() -> str:
@@ -46,11 +50,17 @@ class OffloadStore:
         return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
 
     def save(self, messages: Sequence[Message], offload_id: str | None = None) -> str:
-        """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id."""
+        """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id.
+
+        Raises:
+            StoreError: the store failed, whatever it raised (after :attr:`retry`).
+        """
         offload_id = offload_id or self.new_id()
         blob = {"id": offload_id, "messages": [message_to_dict(m) for m in messages]}
-        self.store.put(self.namespace, f"{offload_id}.json",
-                       json.dumps(blob).encode("ascii"))  # \u escapes keep lone surrogates
+        data = json.dumps(blob).encode("ascii")  # \u escapes keep lone surrogates
+        key = f"{offload_id}.json"
+        self.retry.call(lambda: self.store.put(self.namespace, key, data), store=self.store,
+                        action=f"write offloaded messages {self._label(key)}")
         return offload_id
 
     def load(self, offload_id: str) -> list[Message]:
@@ -58,18 +68,14 @@ class OffloadStore:
 
         Raises:
             OffloadNotFoundError: unknown id (also for ids that are not 32 hex digits).
-            StoreError: the store failed, or the blob is damaged (the message names it).
+            StoreError: the store failed whatever it raised (after :attr:`retry`), or the
+                blob is damaged (the message names it).
         """
         if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
             raise OffloadNotFoundError(str(offload_id))
         key = f"{offload_id}.json"
-        try:
-            data = self.store.get(self.namespace, key)
-        except StoreError:
-            raise
-        except OSError as exc:  # a store that raises plain OSError: one error type for callers
-            raise StoreError(exc.errno, f"cannot read offloaded messages {offload_id} from "
-                                        f"{self._where(key)}: {exc}") from exc
+        data = self.retry.call(lambda: self.store.get(self.namespace, key), store=self.store,
+                               action=f"read offloaded messages {self._label(key)}")
         if data is None:
             raise OffloadNotFoundError(offload_id)
         try:
@@ -78,14 +84,18 @@ class OffloadStore:
             raise StoreError(f"offloaded messages {offload_id} in {self._where(key)} are "
                              f"damaged: {exc}") from exc
 
+    def _label(self, key: str) -> str:
+        """Where a blob is in the store: namespace and key (the store's repr says which)."""
+        ns = self.namespace
+        return f"{ns.project}/{ns.kind}/{ns.session}/{key}"
+
     def _where(self, key: str) -> str:
-        """The blob's file for a FileStore, else its namespace and key in the store."""
+        """The blob's file for a FileStore, else the store and :meth:`_label`."""
         from ctxmgr.store.files import FileStore
 
         if isinstance(self.store, FileStore):
             return str(self.store.path(self.namespace, key))
-        ns = self.namespace
-        return f"{self.store!r} at {ns.project}/{ns.kind}/{ns.session}/{key}"
+        return f"{self.store!r} at {self._label(key)}"
 
     def originals(self, messages: Sequence[Message]) -> list[Message]:
         """``messages`` with every stand-in replaced by the messages it stands for, nested
@@ -107,16 +117,25 @@ class OffloadStore:
         return out
 
     def exists(self, offload_id: str) -> bool:
-        """Whether a blob is stored under ``offload_id`` (whatever its state)."""
-        return self.store.get(self.namespace, f"{offload_id}.json") is not None
+        """Whether a blob is stored under ``offload_id`` (whatever its state).
+
+        Raises:
+            StoreError: the store failed (after :attr:`retry`).
+        """
+        key = f"{offload_id}.json"
+        return self.retry.call(lambda: self.store.get(self.namespace, key), store=self.store,
+                               action=f"read {self._label(key)}") is not None
 
     def discard(self, offload_id: str) -> None:
-        """Remove the blob of a compression that was never applied (best effort)."""
-        with contextlib.suppress(OSError):
+        """Remove the blob of a compression that was never applied (best effort, one try)."""
+        with contextlib.suppress(Exception):
             self.store.delete(self.namespace, f"{offload_id}.json")
 
     def ids(self) -> list[str]:
-        return [k.removesuffix(".json") for k in self.store.keys(self.namespace)]
+        """Every offload id of the session. Raises ``StoreError`` (after :attr:`retry`)."""
+        keys = self.retry.call(lambda: self.store.keys(self.namespace), store=self.store,
+                               action=f"list {self._label('')}")
+        return [k.removesuffix(".json") for k in keys]
 
 
 def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:
@@ -134,57 +153,7 @@ def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:
     if blob.get("id") != offload_id:
         raise ValueError(f"it holds id {str(blob.get('id'))[:40]!r}")
     for i, d in enumerate(blob["messages"]):
-        problem = _message_problem(d)
+        problem = message_problem(d)
         if problem is not None:
             raise ValueError(f"message {i}: {problem}")
     return [message_from_dict(d) for d in blob["messages"]]
-
-
-_BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "text": {"text": str},
-    "tool_use": {"id": str, "name": str, "input": dict},
-    "tool_result": {"tool_use_id": str, "content": (str, list)},
-    "opaque": {"data": dict},
-}
-
-
-def _message_problem(d: object) -> str | None:
-    """What keeps ``d`` from being a message :func:`message_to_dict` wrote, or ``None``."""
-    if not isinstance(d, dict):
-        return f"is {type(d).__name__}, not an object"
-    if not isinstance(d.get("id"), str):
-        return "has no string id"
-    if d.get("role") not in ROLES:
-        return f"has role {str(d.get('role'))[:40]!r}"
-    if not isinstance(d.get("metadata", {}), dict) or not isinstance(d.get("extra", {}), dict):
-        return "has metadata or extra that is not an object"
-    content = d.get("content")
-    if not isinstance(content, list):
-        return "has no list of content blocks"
-    for block in content:
-        problem = _block_problem(block)
-        if problem is not None:
-            return problem
-    return None
-
-
-def _block_problem(b: object, *, in_result: bool = False) -> str | None:
-    if not isinstance(b, dict):
-        return f"a content block is {type(b).__name__}, not an object"
-    kind = b.get("type")
-    fields = _BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
-    if fields is None or (in_result and kind not in ("text", "opaque")):
-        return f"a content block has type {str(kind)[:40]!r}"
-    for name, types in fields.items():
-        if not isinstance(b.get(name), types):
-            return f"a {kind} block has no valid {name!r}"
-    if not isinstance(b.get("extra", {}), dict):
-        return f"a {kind} block has extra that is not an object"
-    if kind == "tool_use" and not isinstance(b.get("raw_input"), str | None):
-        return "a tool_use block has a raw_input that is not a string"
-    if kind == "tool_result" and isinstance(b["content"], list):
-        for part in b["content"]:
-            problem = _block_problem(part, in_result=True)
-            if problem is not None:
-                return problem
-    return None

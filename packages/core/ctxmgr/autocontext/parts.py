@@ -11,15 +11,18 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.hidden import HiddenOriginals
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.strategies import check_strategies
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
+from ctxmgr.errors import ConfigError
 from ctxmgr.messages import Message
 from ctxmgr.prompts import reload_hint_message
 from ctxmgr.store.base import Store
 from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
 from ctxmgr.tokens import TokenCounter, default_counter
 
 __all__ = ["DEFAULT", "HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
@@ -52,6 +55,8 @@ class PartsOptions(TypedDict, total=False):
     session: str
     on_event: EventCallback | None
     reload_hint: bool
+    store_retry: StoreRetry
+    summary_cooldown: SummaryCooldown | None
 
 
 class CompressorParts:
@@ -71,6 +76,11 @@ class CompressorParts:
             it would take more than :data:`HINT_MAX_BUDGET_SHARE` of the prompt budget (the
             ``context_reload`` tool's description says what the tags mean too)
             (its tokens are counted in every budget check).
+        store_retry: how a failing store call is tried again (default three tries, 0.05 s
+            and 0.1 s apart); a step whose originals still cannot be written is skipped.
+        summary_cooldown: the cool-down after a summarizer timeout, to share with other
+            compressors (default: one of this compressor's own, of
+            ``config.summary_cooldown_s``).
     """
 
     def __init__(
@@ -84,18 +94,26 @@ class CompressorParts:
         session: str = "default",
         on_event: EventCallback | None = None,
         reload_hint: bool = True,
+        store_retry: StoreRetry = DEFAULT_STORE_RETRY,
+        summary_cooldown: SummaryCooldown | None = None,
     ) -> None:
         self.config = config or AutoContextConfig()
         check_strategies(self.config)
         self.counter = counter or default_counter()
         self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
-        self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session)
+        if not isinstance(store_retry, StoreRetry):
+            raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
+        self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session,
+                                    retry=store_retry)
         self.on_event = on_event
         self.hint = reload_hint_for(self.config, self.counter) if reload_hint else None
         self.hint_tokens = self.counter.count(self.hint) if self.hint is not None else 0
         self.hidden = HiddenOriginals(self.offload)
         """The offloaded originals ``context_search`` looks in, read once each."""
-        self._worker = SummaryWorker()  # one summarizer thread at most, even while one hangs
+        # one summarizer thread at most, even while one hangs; and after a timeout, no
+        # call for config.summary_cooldown_s (an engine shares one cool-down)
+        self._worker = SummaryWorker(summary_cooldown if summary_cooldown is not None
+                                     else SummaryCooldown(self.config.summary_cooldown_s))
 
     def reload(self, offload_id: str) -> list[Message]:
         """The original messages behind an offload tag, exactly as they were.

@@ -3,10 +3,12 @@
 ``compress`` and ``acompress`` share one planning core, a generator that
 yields summarizer requests and receives their outcomes, so the sync and async
 paths cannot drift apart. Nothing is replaced before its originals are
-offloaded, and a failed summarizer only skips its strategy. So does a store
-that cannot write (any ``OSError``): the step's originals stay in place. A pass
-that anything else aborts leaves no trace: the blobs it wrote for the first
-time are removed, and its result is never applied.
+offloaded, and a failed summarizer only skips its strategy. A store that cannot
+write (after the offload store's retries: a ``StoreError``, whatever the backend
+raised) skips that one step: its originals stay in place and the next range is
+tried, until the store has failed three steps in a row. A pass that anything else
+aborts leaves no trace: the blobs it wrote for the first time are removed, and its
+result is never applied.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from ctxmgr.autocontext.summarizers import (
     render_transcript,
     summarize_safely,
 )
-from ctxmgr.errors import ContextOverflowError
+from ctxmgr.errors import ContextOverflowError, StoreError
 from ctxmgr.messages import Message
 from ctxmgr.tokens import TokenCounter
 
@@ -47,6 +49,9 @@ __all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
 
 _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
 _PROBE_ID = "0" * 32  # an offload id's length, to measure a stand-in before it has its id
+_STORE_FAILURES_TO_STOP = 3
+"""Steps in a row whose originals the store could not write (each after its retries)
+before a pass stops asking it: a store that is down costs a pass a bounded wait."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,22 @@ class _Pass:
         self._count_goal = _count_goal(config)
         self.effective = config.effective()
         self.new_blobs: list[str] = []  # offload ids this pass wrote that were not there
+        self.store_error: StoreError | None = None  # the latest failure of the offload store
+        self._store_failures = 0  # consecutive steps the store failed
+
+    def store_down(self) -> bool:
+        """The store failed :data:`_STORE_FAILURES_TO_STOP` steps in a row: no later step
+        of this pass asks it again (each already tried it ``retry.attempts`` times)."""
+        return self._store_failures >= _STORE_FAILURES_TO_STOP
+
+    def store_failed(self, strategy: Strategy, plan: Plan, original: Sequence[Message],
+                     exc: StoreError, summary_input: int, started: float) -> None:
+        """A step whose originals could not be written: skipped, its range left as it is
+        for the rest of the pass, and the next range tried."""
+        self.store_error = exc
+        self._store_failures += 1
+        self._rejected.add(self._key(strategy.number, original))
+        self.skip(strategy, summary_input, started, f"offload store failed: {exc}")
 
     def done(self) -> bool:
         return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
@@ -176,7 +197,8 @@ class _Pass:
             return None  # may pay once a later edit has broken the cache before it
         if plan.offload_id is None:
             fresh = not self.offload.exists(offload_id)
-            self.offload.save(original, offload_id)  # an OSError here changes nothing
+            self.offload.save(original, offload_id)  # a StoreError here changes nothing
+            self._store_failures = 0
             if fresh:
                 self.new_blobs.append(offload_id)
         self.visible.replace(plan.start, plan.end, stand_in)
@@ -217,7 +239,7 @@ class _Pass:
         result = CompressionResult(self.work, self.events, self.tokens, True)
         if self.tokens > self.config.budget_tokens:
             raise ContextOverflowError(tokens=self.tokens, limit=self.config.budget_tokens,
-                                       partial=result)
+                                       partial=result, store_error=self.store_error)
         return result
 
 
@@ -263,10 +285,10 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
         n = strategy.number
         if not config.enabled(n) or (strategy.uses_llm and not use_llm):
             continue
-        while not run.done() and not run.idle(strategy):
+        while not run.done() and not run.idle(strategy) and not run.store_down():
             progressed = skipped = False
             for plan in strategy.plan(run.context()):
-                if run.done() or run.idle(strategy):
+                if run.done() or run.idle(strategy) or run.store_down():
                     break
                 original = run.work[plan.start:plan.end]
                 if run.rejected(n, original):
@@ -293,10 +315,9 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                 try:
                     placed = run.apply(strategy, plan, original, summary, summary_input,
                                        started)
-                except OSError as exc:  # the store cannot write: skip, like a summarizer
-                    run.skip(strategy, summary_input, started, f"offload store failed: {exc}")
-                    skipped = True
-                    break
+                except StoreError as exc:  # retried already: skip this range, try the next
+                    run.store_failed(strategy, plan, original, exc, summary_input, started)
+                    continue
                 if placed is not None:
                     progressed = True
                     if placed != len(original):
@@ -332,14 +353,15 @@ def compress(
         worker: runs sync summarizer calls (default: a fresh one per call); pass the
             same worker on every call so that a hung summarizer holds one thread.
 
-    A store that cannot write skips the step that needed it (a "skipped" event
-    says why), as a failing summarizer does.
+    A store that cannot write (after the offload store's retries) skips the step that
+    needed it (a "skipped" event says why) and the pass goes on with other ranges.
 
     Raises:
         ConfigError: ``config`` disables a strategy that does not exist.
         ContextOverflowError: still over ``budget_tokens`` after every strategy applied
             (only what is pinned is left: system messages, the task, the latest user
-            message, tool calls).
+            message, tool calls), or because the offload store failed: then its
+            ``store_error`` is the ``StoreError`` naming the store and its exception.
     """
     check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,

@@ -128,7 +128,7 @@ class ContextProcessor(CompressorParts):
         try:
             result = compress(view, **self._kwargs(calls, overhead_tokens), force=force)
         except ContextOverflowError as exc:
-            raise self._overflow(exc, history, view, stand_ins, persisted) from None
+            raise self._overflow(exc, history, view, stand_ins, persisted) from exc.store_error
         return self._finish(history, view, stand_ins, result, persisted)
 
     async def aprocess(self, history: Sequence[Message], state: Mapping[str, Any] | None = None,
@@ -139,7 +139,7 @@ class ContextProcessor(CompressorParts):
         try:
             result = await acompress(view, **self._kwargs(calls, overhead_tokens), force=force)
         except ContextOverflowError as exc:
-            raise self._overflow(exc, history, view, stand_ins, persisted) from None
+            raise self._overflow(exc, history, view, stand_ins, persisted) from exc.store_error
         return self._finish(history, view, stand_ins, result, persisted)
 
     def view(self, history: Sequence[Message], state: Mapping[str, Any] | None = None
@@ -200,7 +200,8 @@ class ContextProcessor(CompressorParts):
         partial = exc.partial
         done = (self._finish(history, view, stand_ins, partial, persisted)
                 if isinstance(partial, CompressionResult) else None)
-        return ContextOverflowError(tokens=exc.tokens, limit=exc.limit, partial=done)
+        return ContextOverflowError(tokens=exc.tokens, limit=exc.limit, partial=done,
+                                    store_error=exc.store_error)
 
     def prompt_for(self, messages: Sequence[Message]) -> list[Message]:
         """``messages`` with the reload hint, once any of them is compressed."""

@@ -28,6 +28,7 @@ from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.messages import thaw as _thaw
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.tool_guard import never_raises
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "ReloadAnswer", "answer_reload", "handle_reload_call",
@@ -104,11 +105,12 @@ class ReloadAnswer:
     """The page size the answer was cut to: keep it for the range's next pages."""
 
 
+@never_raises("context_reload", str)
 def handle_reload_call(offload: OffloadStore, tool_input: Any, *,
                        reload_room: int | None = None,
                        counter: TokenCounter | None = None) -> str:
     """Answer one ``context_reload`` call: the originals as text, or why there are none.
-    Never raises on anything the model sends.
+    Never raises: not on anything the model sends, nor on any store failure.
 
     Args:
         offload: where the originals are.

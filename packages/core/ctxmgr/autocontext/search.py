@@ -37,6 +37,7 @@ from ctxmgr.autocontext.hidden import HiddenOriginals, Passage
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.tool_guard import never_raises
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_SEARCH_TOOL", "DEFAULT_MAX_RESULTS", "MAX_RESULTS", "SEARCH_MAX_TOKENS",
@@ -125,6 +126,11 @@ class SearchAnswer:
     first page is kept), so a later ``context_reload`` cuts the pages the answer named."""
 
 
+def _failed(text: str) -> SearchAnswer:
+    return SearchAnswer(text=text)
+
+
+@never_raises("context_search", _failed)
 def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
                        view: Sequence[Message] = (), room: int | None = None,
                        counter: TokenCounter | None = None,
@@ -170,6 +176,7 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
     return SearchAnswer(text=text, page_tokens=named)
 
 
+@never_raises("context_search", str)
 def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | None = None,
                   counter: TokenCounter | None = None, where: Where | None = None) -> str:
     """Answer one ``context_search`` call over ``passages`` (oldest first). Never raises.

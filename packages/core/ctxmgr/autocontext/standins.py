@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxmgr.autocontext.edits import Edit
-from ctxmgr.errors import InvalidMessageError
+from ctxmgr.errors import InvalidMessageError, InvalidStateError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
 
 __all__ = ["StandIn", "StandIns", "message_digest"]
@@ -69,14 +69,37 @@ class StandIn:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> StandIn:
+        """Read :meth:`to_json` output, every field checked (a checkpoint can be edited).
+
+        Raises:
+            ValueError: a field is missing or of the wrong type or range (it is named).
+        """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"is {type(data).__name__}, not an object")
         message = message_from_dict(data["message"]) if "message" in data else None
         if message is None:
-            mid, digest = str(data["id"]), str(data["digest"])
+            mid, digest = _text(data, "id"), _text(data, "digest")
         else:  # version 1 has neither: the stand-in is there
             mid, digest = message.id, str(data.get("digest") or message_digest(message))
-        return cls(id=mid, digest=digest, message=message, head=str(data["head"]),
-                   last_id=str(data["last_id"]), count=int(data["count"]),
-                   calls=int(data["calls"]))
+        return cls(id=mid, digest=digest, message=message, head=_text(data, "head"),
+                   last_id=_text(data, "last_id"), count=_whole(data, "count", 1),
+                   calls=_whole(data, "calls", 0))
+
+
+def _text(data: Mapping[str, Any], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string, got {value!r:.40}")
+    return value
+
+
+def _whole(data: Mapping[str, Any], name: str, least: int) -> int:
+    """An int field of at least ``least``: a count of 0 or less would never move past the
+    range it counts (the reconcile loop would not end), and a float is not a count."""
+    value = data.get(name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(f"{name} must be an int >= {least}, got {value!r:.40}")
+    return value
 
 
 Expander = Callable[[Message], "set[str] | None"]
@@ -102,18 +125,29 @@ class StandIns:
         """Rebuild from :meth:`to_json`; ``None`` or ``{}`` is a fresh start.
 
         Raises:
-            InvalidMessageError: the state is not what :meth:`to_json` writes.
+            InvalidStateError: (an ``InvalidMessageError``) the state is not what
+                :meth:`to_json` writes; it names the damaged field.
         """
         if not state:
             return cls()
-        try:
-            if state.get("version") not in (1, STATE_VERSION):
-                raise ValueError(f"unknown state version {state.get('version')!r}")
-            records = [StandIn.from_json(d) for d in state["stand_ins"]]
-        except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
-            raise InvalidMessageError(
-                f"ctxmgr state is damaged or from another version ({exc!r}); pass the "
-                "state a ContextProcessor returned, or None to start over") from exc
+        if not isinstance(state, Mapping):
+            raise InvalidStateError("compression", f"is {type(state).__name__}, not an "
+                                    "object; pass the state a ContextProcessor returned, or "
+                                    "None to start over")
+        if state.get("version") not in (1, STATE_VERSION):
+            raise InvalidStateError("compression.version", f"is {state.get('version')!r:.40},"
+                                    " a version this ctxmgr does not read")
+        raw = state.get("stand_ins")
+        if not isinstance(raw, list):
+            raise InvalidStateError("compression.stand_ins", f"is {raw!r:.40}, not a list")
+        records = []
+        for i, d in enumerate(raw):
+            try:
+                records.append(StandIn.from_json(d))
+            except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+                raise InvalidStateError(f"compression.stand_ins[{i}]", f"is damaged: {exc}; "
+                                        "pass the state a ContextProcessor returned, or None "
+                                        "to start over") from exc
         return cls({r.id: r for r in records})
 
     # -- matching a history ------------------------------------------------------------
@@ -160,7 +194,7 @@ class StandIns:
     def _skip_originals(history: Sequence[Message], i: int, record: StandIn,
                         expand: Expander) -> int:
         """Index after the originals of ``record`` that start at ``i``."""
-        end = i + record.count
+        end = i + max(1, record.count)  # at least one step: the loop always moves on
         if end <= len(history) and history[end - 1].id == record.last_id:
             return end  # the whole range is there, as it was
         assert record.message is not None

@@ -10,7 +10,9 @@ A sync call runs in a thread that is abandoned, not killed, when it times out
 (Python cannot stop a thread). A :class:`SummaryWorker` bounds that: it runs
 one call at a time, and while an abandoned call is still running every further
 call through it is skipped at once, so a hung model holds one thread per
-memory, never one per call, and the agent never waits on it.
+memory, never one per call. Its :class:`~ctxmgr.autocontext.cooldown.SummaryCooldown`
+covers sync and async calls alike: after a timeout, calls are skipped for
+``summary_cooldown_s``, so a hung model delays the agent once per cool-down period.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
+from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.extractive import ExtractiveSummarizer
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.record import without_record
@@ -33,6 +36,7 @@ __all__ = [
     "AsyncSummarizer",
     "clip_for_summary",
     "ExtractiveSummarizer",
+    "SummaryCooldown",
     "SummaryOutcome",
     "SummaryWorker",
     "Summarizer",
@@ -151,7 +155,10 @@ class SummaryWorker:
     memory its own worker: :class:`~ctxmgr.AutoContextMemory` does.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, cooldown: SummaryCooldown | None = None) -> None:
+        self.cooldown = cooldown if cooldown is not None else SummaryCooldown()
+        """After a timeout, calls through this worker (sync and async) are skipped for a
+        while; an engine gives all its sessions' workers one."""
         self._guard = threading.Lock()
         self._running: threading.Thread | None = None
         self._started = 0.0
@@ -171,6 +178,9 @@ class SummaryWorker:
             except BaseException as exc:  # noqa: BLE001 - any failure means "skip"
                 box["error"] = f"summarizer raised {type(exc).__name__}: {exc}"
 
+        cooling = self.cooldown.skip_reason()
+        if cooling is not None:
+            return SummaryOutcome(None, cooling)
         with self._guard:
             if self._running is not None and self._running.is_alive():
                 age = time.monotonic() - self._started
@@ -182,6 +192,7 @@ class SummaryWorker:
             worker.start()
         worker.join(timeout_s)
         if worker.is_alive():
+            self.cooldown.timed_out()
             return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
         if "error" in box:
             return SummaryOutcome(None, str(box["error"]))
@@ -215,18 +226,24 @@ async def asummarize_safely(
     if method is None or not inspect.iscoroutinefunction(method):
         return await asyncio.to_thread(summarize_safely, summarizer, messages, instruction,
                                        timeout_s=timeout_s, worker=worker)
+    cooldown = worker.cooldown if worker is not None else SummaryCooldown()
+    cooling = cooldown.skip_reason()
+    if cooling is not None:
+        return SummaryOutcome(None, cooling)
     started = time.monotonic()
     try:
         async with asyncio.timeout(timeout_s) as deadline:
             text = await method(messages, instruction)
     except TimeoutError as exc:
         if deadline.expired():
+            cooldown.timed_out()
             return SummaryOutcome(None, f"summarizer timed out after {timeout_s:g} s")
         return SummaryOutcome(None, f"summarizer raised TimeoutError: {exc}")
     except Exception as exc:  # noqa: BLE001 - any failure means "skip"
         return SummaryOutcome(None, f"summarizer raised {type(exc).__name__}: {exc}")
     elapsed = time.monotonic() - started
     if elapsed > timeout_s:
+        cooldown.timed_out()
         return SummaryOutcome(None, f"summarizer answered after {elapsed:.1f} s, past the "
                                     f"{timeout_s:g} s timeout (it blocked the event loop); "
                                     "its answer was not used")

@@ -7,6 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ctxmgr.errors import InvalidMessageError
+
 
 class StableIds:
     """Derive ids from message content, so converting the same history twice
@@ -19,7 +21,10 @@ class StableIds:
     def __call__(self, raw: Mapping[str, Any]) -> str:
         if isinstance(raw.get("id"), str) and raw["id"]:
             return raw["id"]
-        blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
+        try:
+            blob = json.dumps(raw, sort_keys=True, ensure_ascii=False, default=str)
+        except RecursionError as exc:
+            raise InvalidMessageError("the message nests too deeply to read") from exc
         digest = hashlib.blake2b(blob.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
         n = self._seen.get(digest, 0) + 1
         self._seen[digest] = n

@@ -54,7 +54,12 @@ def from_anthropic(
             out.append(Message(role="system", content=blocks, id=ids({"system": list(system)}),
                                extra={_FORMAT: {"content": "list"}}))
     for i, raw in enumerate(messages):
-        out.append(_message_in(raw, i, ids))
+        try:
+            out.append(_message_in(raw, i, ids))
+        except InvalidMessageError as exc:  # raised while building it: say which message
+            if exc.index is not None:
+                raise
+            raise InvalidMessageError(str(exc), index=i) from exc
     return out
 
 

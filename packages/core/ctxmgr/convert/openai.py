@@ -44,7 +44,16 @@ def from_openai(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
         raise InvalidMessageError("expected a list of OpenAI chat messages, got "
                                   f"{type(messages).__name__}")
     ids = StableIds("oa_")
-    return [_message_in(raw, i, ids) for i, raw in enumerate(messages)]
+    return [_indexed(raw, i, ids) for i, raw in enumerate(messages)]
+
+
+def _indexed(raw: Any, index: int, ids: StableIds) -> Message:
+    try:
+        return _message_in(raw, index, ids)
+    except InvalidMessageError as exc:  # raised while building it: say which message
+        if exc.index is not None:
+            raise
+        raise InvalidMessageError(str(exc), index=index) from exc
 
 
 def _message_in(raw: Any, index: int, ids: StableIds) -> Message:

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -44,7 +45,7 @@ from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.session.labels import NO_THREAD_SESSION
 from ctxmgr.session.overhead import OverheadCounter
-from ctxmgr.session.prompt import after_system, guidance_message, render_view
+from ctxmgr.session.prompt import after_system, elide_memos, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer, search_answer
 from ctxmgr.session.state import (
     MemoElision,
@@ -54,13 +55,19 @@ from ctxmgr.session.state import (
     merge_session_state,
 )
 from ctxmgr.settings import Settings
-from ctxmgr.store import Namespace, Store, project_dir_name
+from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
 from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.tool_guard import never_raises
 
 __all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn"]
 
 DEFAULT_MAX_SESSIONS = 1024
 """Sessions whose processor is kept (the least recently used is dropped past it)."""
+
+
+def _answer(text: str) -> ToolAnswer:
+    """A tool answer that changes nothing in the state (what a failed call gives)."""
+    return ToolAnswer(text=text)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,6 +125,8 @@ class SessionEngine:
         max_memos: memos allowed per session (default 50).
         on_event: called with every :class:`~ctxmgr.CompressionEvent`.
         max_sessions: sessions whose processor is kept in this process.
+        store_retry: how a failing store call is tried again while compressing (see
+            :class:`~ctxmgr.StoreRetry`).
 
     Raises:
         ConfigError: a bad setting.
@@ -139,6 +148,7 @@ class SessionEngine:
         max_memos: int | None = None,
         on_event: EventCallback | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        store_retry: StoreRetry = DEFAULT_STORE_RETRY,
     ) -> None:
         config = config or AutoContextConfig()
         if not isinstance(config, AutoContextConfig):
@@ -165,6 +175,12 @@ class SessionEngine:
         self.max_memos = max_memos
         self.on_event = on_event
         self.max_sessions = max_sessions
+        if not isinstance(store_retry, StoreRetry):
+            raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
+        self.store_retry = store_retry
+        self.summary_cooldown = SummaryCooldown(config.summary_cooldown_s)
+        """One cool-down for every session: a summarizer that timed out in one thread is
+        not called from another until it has passed."""
         self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
                                          memo=self.settings.memo) if guidance else None
         self._overhead = OverheadCounter(self.counter)
@@ -202,7 +218,8 @@ class SessionEngine:
                        if state is not None and self.calibrate else self.counter)
             processor = ContextProcessor(
                 self.config, counter=counter, summarizer=self.summarizer, store=store,
-                project=self.project, session=session, on_event=self.on_event)
+                project=self.project, session=session, on_event=self.on_event,
+                store_retry=self.store_retry, summary_cooldown=self.summary_cooldown)
             self._processors[key] = (store, processor)  # the store is held: its id stays
             while len(self._processors) > self.max_sessions:
                 self._processors.popitem(last=False)
@@ -237,7 +254,9 @@ class SessionEngine:
             history: every message of the session as the framework holds it, in order,
                 each with its own id (a system prompt sent beside it is not in it).
             state: the session state as kept so far (``None`` at first); a damaged part
-                is left out with a warning (see :mod:`ctxmgr.session.state`).
+                is left out with a warning (see :mod:`ctxmgr.session.state`). A written
+                memo's ``content`` is counted, and compressed, as its placeholder (the
+                memo is in the store): a memo larger than the budget never overflows it.
             store, session: where this session's originals and memos are.
             overhead: :meth:`overhead` of the request (the state's ``unseen_overhead``,
                 what the model received beyond what the integration saw, is added).
@@ -252,9 +271,11 @@ class SessionEngine:
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
-        result = processor.process(history, current.compression, overhead_tokens=beside,
+        counted = elide_memos(history, current.memos)
+        result = processor.process(counted, current.compression, overhead_tokens=beside,
                                    persisted=persisted, force=force)
-        return self._turn(result, state, current, processor, beside)
+        return self._turn(_unelided(result, history, counted), state, current, processor,
+                          beside)
 
     async def aprepare(self, history: Sequence[Message], state: Mapping[str, Any] | None, *,
                        store: Store, session: str, overhead: int = 0,
@@ -264,10 +285,12 @@ class SessionEngine:
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
-        result = await processor.aprocess(history, current.compression,
+        counted = elide_memos(history, current.memos)
+        result = await processor.aprocess(counted, current.compression,
                                           overhead_tokens=beside, persisted=persisted,
                                           force=force)
-        return self._turn(result, state, current, processor, beside)
+        return self._turn(_unelided(result, history, counted), state, current, processor,
+                          beside)
 
     def _scaled(self, overhead: int, processor: ContextProcessor) -> int:
         """``overhead`` (base counter) at the processor's ratio, with the guidance."""
@@ -358,6 +381,7 @@ class SessionEngine:
 
     # -- ctxmgr's tools --------------------------------------------------------------------
 
+    @never_raises("context_reload", _answer)
     def reload(self, tool_input: Any, history: Sequence[Message],
                state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
         """Answer ``context_reload`` within the room the prompt (``history`` and what the
@@ -368,6 +392,7 @@ class SessionEngine:
         return reload_answer(processor, tool_input, state=current,
                              used_tokens=_used(processor, view, current))
 
+    @never_raises("context_search", _answer)
     def search(self, tool_input: Any, history: Sequence[Message],
                state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
         """Answer ``context_search`` over what the session hid from the model (offloaded
@@ -380,6 +405,7 @@ class SessionEngine:
                              used_tokens=_used(processor, view, current),
                              memos=self.memos(store, session) if self.settings.memo else None)
 
+    @never_raises("message_archiving", _answer)
     def archive(self, tool_input: Any, history: Sequence[Message],
                 state: Mapping[str, Any] | None) -> ToolAnswer:
         """Answer ``message_archiving`` on ``history``; the archive is a state change,
@@ -388,6 +414,7 @@ class SessionEngine:
         after, text = handle_archive_call(history, before, tool_input, config=self.config)
         return ToolAnswer(text=text, update=archive_changes(before, after))
 
+    @never_raises("memo", _answer)
     def memo(self, tool_input: Any, history: Sequence[Message], *, store: Store,
              session: str, tool_use_id: str | None = None) -> ToolAnswer:
         """Answer ``memo``; after a write, the call's ``content`` is shown elided from then
@@ -426,6 +453,17 @@ def _view(processor: ContextProcessor, history: Sequence[Message],
 def _used(processor: ContextProcessor, view: Sequence[Message], current: SessionState) -> int:
     """Tokens of the prompt as it stands: the view, the hint and what is sent beside."""
     return processor.counter.count_messages(view) + processor.hint_tokens + current.overhead
+
+
+def _unelided(result: ProcessResult, history: Sequence[Message],
+              counted: Sequence[Message]) -> ProcessResult:
+    """``result`` with the memo calls it kept as they are in ``history``: they were
+    counted as their placeholder (:func:`~ctxmgr.session.prompt.elide_memos`), and the
+    history is never edited for a memo."""
+    swap = {id(c): h for c, h in zip(counted, history, strict=True) if c is not h}
+    if not swap:
+        return result
+    return dataclasses.replace(result, messages=[swap.get(id(m), m) for m in result.messages])
 
 
 def _pruned(state: SessionState, view: Sequence[Message]) -> dict[str, Any]:

@@ -40,11 +40,17 @@ def guidance_message(*, message_archiving: bool, memo: bool) -> Message | None:
 def render_view(messages: Sequence[Message], state: SessionState) -> list[Message]:
     """``messages`` as the model sees them: archived results and written memos' content
     as placeholders. Messages nothing applies to are returned as the same objects."""
-    out = render_archived(messages, state.archive)
-    if not state.memos:
+    return elide_memos(render_archived(messages, state.archive), state.memos)
+
+
+def elide_memos(messages: Sequence[Message], memos: Sequence[MemoElision]) -> list[Message]:
+    """``messages`` with each written memo's ``content`` as its placeholder (the memo is
+    in the store). Messages nothing applies to are returned as the same objects."""
+    out = list(messages)
+    if not memos:
         return out
     by_message: dict[str, list[MemoElision]] = {}
-    for entry in state.memos:
+    for entry in memos:
         by_message.setdefault(entry.message_id, []).append(entry)
     for i, m in enumerate(out):
         for entry in by_message.get(m.id, ()):

@@ -123,7 +123,7 @@ class SessionState:
             try:
                 values[name] = read(data[name])
             except (CtxmgrError, ValueError, TypeError, KeyError, AttributeError,
-                    RecursionError) as exc:
+                    RecursionError, ArithmeticError) as exc:
                 _dropped(name, exc)
         return cls(**values)
 
@@ -190,8 +190,17 @@ def _dropped(name: str, exc: BaseException) -> None:
                    type(exc).__name__, exc)
 
 
-def _archive_key(entry: Mapping[str, Any]) -> tuple[Any, Any]:
-    return entry.get("tool_use_id"), entry.get("message_id")
+def _archive_key(entry: Any) -> tuple[str | None, str | None]:
+    if not isinstance(entry, Mapping):
+        return None, None
+    ids = entry.get("tool_use_id"), entry.get("message_id")
+    return ids[0] if isinstance(ids[0], str) else None, ids[1] if isinstance(ids[1], str) else None
+
+
+def _listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else nothing: a damaged part merges as if absent
+    (:meth:`SessionState.from_json` warns about it when it is read)."""
+    return value if isinstance(value, list) else []
 
 
 def merge_session_state(left: Mapping[str, Any] | None,
@@ -203,30 +212,35 @@ def merge_session_state(left: Mapping[str, Any] | None,
     kept). Three change lists are applied, never stored: ``archive_add`` (entries to
     add to the archive, replacing one with the same tool_use_id and message id),
     ``archive_remove`` (entries to drop) and ``memos_add`` (memo elisions to add).
+    A damaged part of ``left`` (a checkpoint edited by hand, another version) never
+    makes the merge raise: a change to it starts that part afresh.
     """
-    out: dict[str, Any] = dict(left or {})
-    if not right:
+    out: dict[str, Any] = dict(left) if isinstance(left, Mapping) else {}
+    if not isinstance(right, Mapping) or not right:
         return out
     for key, value in right.items():
         if key in _DELTAS:
             continue
         if key == "reload_pages" and isinstance(value, Mapping):
-            merged = {**(out.get(key) or {}), **value}
+            before = out.get(key)
+            merged = {**(before if isinstance(before, Mapping) else {}), **value}
             out[key] = dict(list(merged.items())[-MAX_RELOAD_PAGES:])
         elif value is None:
             out.pop(key, None)
         else:
             out[key] = value
-    removed = {_archive_key(e) for e in right.get("archive_remove") or ()}
-    added = list(right.get("archive_add") or ())
+    removed = {_archive_key(e) for e in _listed(right.get("archive_remove"))}
+    added = _listed(right.get("archive_add"))
     if removed or added:
-        archive = dict(out.get("archive") or {"version": 1, "archived": []})
+        archive = out.get("archive")
+        archive = (dict(archive) if isinstance(archive, Mapping)
+                   else {"version": 1, "archived": []})
         replaced = removed | {_archive_key(e) for e in added}
-        archive["archived"] = [e for e in archive.get("archived", [])
+        archive["archived"] = [e for e in _listed(archive.get("archived"))
                                if _archive_key(e) not in replaced] + added
         out["archive"] = archive
-    if memos := right.get("memos_add"):
-        out["memos"] = [*(out.get("memos") or []), *memos]
+    if memos := _listed(right.get("memos_add")):
+        out["memos"] = [*_listed(out.get("memos")), *memos]
     return out
 
 

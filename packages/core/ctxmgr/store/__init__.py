@@ -6,5 +6,7 @@ from ctxmgr.store.advisory_lock import AdvisoryLock
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.files import FileStore, project_dir_name
 from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry, store_error
 
-__all__ = ["AdvisoryLock", "FileStore", "InMemoryStore", "Namespace", "Store", "project_dir_name"]
+__all__ = ["AdvisoryLock", "DEFAULT_STORE_RETRY", "FileStore", "InMemoryStore", "Namespace",
+           "Store", "StoreRetry", "project_dir_name", "store_error"]
