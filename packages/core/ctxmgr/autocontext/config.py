@@ -119,7 +119,14 @@ class AutoContextConfig:
     token_ratio: float = 0.7
     """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. Chosen
     with ``target_ratio`` and ``identifiers_chars`` on cost and fact availability
-    together, on the recorded runs at 32k and 16k: see benchmarks/RESULTS.md."""
+    together, on the recorded runs at 32k and 16k: see benchmarks/RESULTS.md.
+    Revisited on cost with recovery (a missing fact priced as one ``context_search``
+    round trip, or the tool run again): recovery is cheap, but compressing earlier still
+    costs more than it saves. At 16k (cost with recovery / none, fact availability)
+    0.6 gives 0.612, 0.906; 0.65: 0.606, 0.914; 0.7: 0.593, 0.921; 0.8: 0.593, 0.927;
+    0.9: 0.596, 0.936; 1.0: 0.600, 0.945. At 32k 0.65 is cheaper (0.646 against 0.660)
+    but keeps fewer facts (0.983 against 0.987), and 0.8 and 1.0 cost 0.668 and 0.693
+    for 0.989. No other ratio keeps as many facts for less at both windows."""
     msg_threshold: int = 100
     """... or when the history holds this many messages."""
     target_ratio: float = 0.1

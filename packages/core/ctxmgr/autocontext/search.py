@@ -43,7 +43,15 @@ from ctxmgr.tool_input import parse_tool_input
 __all__ = ["CONTEXT_SEARCH_TOOL", "DEFAULT_MAX_RESULTS", "MAX_RESULTS", "SEARCH_MAX_TOKENS",
            "SearchAnswer", "answer_search", "handle_search_call"]
 
-DEFAULT_MAX_RESULTS = 3
+DEFAULT_MAX_RESULTS = 1
+"""Hits a page holds unless the call asks for more. One: an agent searches for a detail
+it copies (a path, a name, an error), and the newest line that holds it, with a line of
+context on each side, is the one it wants; the first line of the answer says how many
+lines match and the last how to get the next. On the recorded coding runs (replay's
+``cost_with_recovery``, one search per missing fact) an answer holds 104 tokens on
+average with one hit, 131 with two and 149 with three: at a 16k window one hit brings
+the recovery bill from 0.034 to 0.030 of no management's cost, and every answer still
+holds the fact (benchmarks/bench_replay.py on the recorded runs)."""
 MAX_RESULTS = 20
 SEARCH_MAX_TOKENS = 1000
 """Largest answer: enough for a page of hits with context, small beside any prompt."""
@@ -65,9 +73,10 @@ CONTEXT_SEARCH_TOOL = ToolSpec(
     description=(
         "Search what was compressed out of your context (offloaded messages, memos, "
         "archived tool results) for a detail: a name, an error, a line of a file. Returns "
-        "the matching lines with a line of context, newest first, each with the uuid and "
-        "page that context_reload would give back. Literal and case-sensitive unless "
-        "regex is true."
+        "the matching lines with a line of context, newest first (the newest alone "
+        "unless max_results asks for more), each with the uuid and page that "
+        "context_reload would give back, and how many more match. Literal and "
+        "case-sensitive unless regex is true."
     ),
     parameters={
         "type": "object",
