@@ -6,5 +6,7 @@ from ctxmgr.store.advisory_lock import AdvisoryLock
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.files import FileStore, project_dir_name
 from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.store.retention import PruneReport, delete_session, prune_file_store
 
-__all__ = ["AdvisoryLock", "FileStore", "InMemoryStore", "Namespace", "Store", "project_dir_name"]
+__all__ = ["AdvisoryLock", "FileStore", "InMemoryStore", "Namespace", "PruneReport", "Store",
+           "delete_session", "project_dir_name", "prune_file_store"]
