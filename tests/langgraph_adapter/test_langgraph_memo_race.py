@@ -15,7 +15,7 @@ from langgraph.store.postgres import PostgresStore
 from memo_race import lost, race, shared_memos
 from profiles import repeats
 
-from ctxmgr import Namespace, StoreError
+from ctxmgr import MemoStore, Namespace, StoreError
 from ctxmgr.store.advisory_lock import advisory_key
 from ctxmgr_langgraph import LangGraphStore
 
@@ -69,3 +69,18 @@ def test_a_postgres_lock_held_elsewhere_times_out_then_frees_when_its_holder_goe
 
         with store.lock(ns), store.lock(ns):  # free again, and reentrant
             pass
+
+
+def test_an_idle_lock_connection_the_server_dropped_is_replaced(postgres_uri: str) -> None:
+    ns = Namespace(project="p", session="shared", kind="notes")
+    with PostgresStore.from_conn_string(postgres_uri) as base, \
+            psycopg.connect(postgres_uri, autocommit=True) as admin:
+        store = LangGraphStore(base)
+        with store.lock(ns):  # its connection is kept, idle, for the next lock
+            pass
+        admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                      "AND pid <> %s", (base.conn.info.backend_pid,))
+
+        with store.lock(ns):
+            MemoStore(store, project="p", session="shared").write("plan", "content", "s")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore as LangGraphInMemoryStore
@@ -37,6 +38,7 @@ from ctxmgr import (
 from ctxmgr.autocontext import OffloadStore
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import DEFAULT_PREFIX, LangGraphStore, resolve_store
+from ctxmgr_langgraph.store import ephemeral_store
 
 ASYNC_ONLY = ("async-sqlite", "async-postgres")
 
@@ -346,11 +348,21 @@ def test_a_graph_with_a_store_gets_its_offloads_in_that_store(_isolated_home: Pa
     assert not _isolated_home.exists()
 
 
-def test_a_graph_without_a_store_gets_its_offloads_under_ctxmgr_home(
-        _isolated_home: Path) -> None:
-    _offloading_graph().invoke({"messages": []})
+def test_a_graph_without_a_store_but_a_durable_checkpointer_offloads_under_ctxmgr_home(
+        _isolated_home: Path, tmp_path: Path) -> None:
+    with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.db")) as saver:
+        _offloading_graph(checkpointer=saver).invoke(
+            {"messages": []}, {"configurable": {"thread_id": "thread-9"}})
     assert (_isolated_home / "projects" / "p" / "offload" / "thread-9" / ("0" * 32 + ".json")
             ).is_file()
+
+
+def test_a_graph_without_a_store_or_a_durable_checkpointer_offloads_in_memory(
+        _isolated_home: Path) -> None:
+    _offloading_graph().invoke({"messages": []})
+    assert ephemeral_store().get(Namespace(project="p", session="thread-9", kind="offload"),
+                                 "0" * 32 + ".json") is not None
+    assert not _isolated_home.exists()
 
 
 def test_the_readme_example_shares_offloads_and_memos_through_postgres(

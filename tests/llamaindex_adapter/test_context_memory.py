@@ -20,6 +20,7 @@ from ctxmgr import (
     ConfigError,
     FileStore,
     InMemoryStore,
+    MemoStore,
     Message,
     validate_pairing,
 )
@@ -173,6 +174,30 @@ def test_a_serialised_store_path_outside_ctxmgr_home_is_refused(
 
     assert isinstance(inside.store, FileStore) and inside.store.root == _isolated_home / "team"
     assert not elsewhere.exists()
+
+
+def test_delete_session_removes_the_conversations_offloads_and_memos_only(
+        _isolated_home: Path) -> None:
+    mems = {sid: ContextMemory.from_defaults(max_tokens=8000, session_id=sid, memo=True)
+            for sid in ("gone", "kept")}
+    for mem in mems.values():
+        mem.put_messages(to_llamaindex(long_history()))
+        mem.get()
+        MemoStore(mem.store, project=mem.project, session=mem.session).write(
+            "plan", f"plan of {mem.session_id}", "the plan")
+    gone = _isolated_home / "projects" / mems["gone"].project
+    assert list((gone / "offload" / "gone").glob("*.json"))
+
+    removed = mems["gone"].delete_session()
+
+    assert removed > 2
+    assert not (gone / "offload" / "gone").exists() and not (gone / "notes" / "gone").exists()
+    assert mems["gone"].messages == [] and mems["gone"].session_state == {}
+    assert list((gone / "offload" / "kept").glob("*.json"))
+    kept = mems["kept"]
+    assert MemoStore(kept.store, project=kept.project, session="kept").read("plan") \
+        == "plan of kept"
+    assert asyncio.run(kept.adelete_session()) > 2
 
 
 def test_from_defaults_sizes_the_window_from_the_llm_or_token_limit() -> None:

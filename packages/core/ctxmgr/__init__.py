@@ -80,7 +80,15 @@ from ctxmgr.pairing import (
 from ctxmgr.prompts import ToolSpec, context_usage_note, system_prompt_fragment
 from ctxmgr.session import SessionEngine
 from ctxmgr.settings import Settings
-from ctxmgr.store import FileStore, InMemoryStore, Namespace, Store, StoreRetry, project_dir_name
+from ctxmgr.store import (
+    FileStore,
+    InMemoryStore,
+    Namespace,
+    Store,
+    StoreRetry,
+    delete_session,
+    project_dir_name,
+)
 from ctxmgr.tokens import (
     ApproximateCounter,
     CallableCounter,
@@ -149,6 +157,7 @@ __all__ = [
     "compress",
     "context_usage_note",
     "default_counter",
+    "delete_session",
     "elide_memo_content",
     "from_anthropic",
     "from_openai",

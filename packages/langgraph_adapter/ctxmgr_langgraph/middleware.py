@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Annotated, Any, NotRequired, Unpack, cast
 
-from ctxmgr import AutoContextConfig
+from ctxmgr import AutoContextConfig, Store
 from ctxmgr_langgraph.session import GraphSessions, PreparedCall, SessionOptions
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
@@ -51,6 +51,7 @@ try:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
     from langchain_core.tracers.context import register_configure_hook
+    from langgraph.store.base import BaseStore
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -93,7 +94,9 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
         counter: token counter; default exact tiktoken.
         store: where offloads and memos go: a ctxmgr ``Store`` or a LangGraph
             ``BaseStore``. Default: the graph's own store when it was compiled
-            with one, else files under ``CTXMGR_HOME`` (``~/.ctxmgr``).
+            with one, else in memory while the run's checkpointer keeps its history
+            in memory (``InMemorySaver``, or none), else files under ``CTXMGR_HOME``
+            (``~/.ctxmgr``). :meth:`delete_thread` removes a thread's.
         project: namespace above the sessions (default: from the working directory).
         session: one fixed session for every thread (default: the thread id).
         message_archiving, memo: offer the archiving / memo tool; ``None`` reads
@@ -122,6 +125,26 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
     @property
     def config(self) -> AutoContextConfig:
         return self.sessions.config
+
+    def delete_thread(self, thread_id: Any, *, store: Store | BaseStore | None = None) -> int:
+        """Remove a thread's offloads and memos when you delete the thread (beside
+        ``checkpointer.delete_thread(thread_id)``); the number of blobs removed.
+
+        Args:
+            store: where they are; default the ``store`` option, else both defaults (the
+                files under ``CTXMGR_HOME`` and the in-memory store of graphs without a
+                durable checkpointer). Pass the graph's own store when it has one.
+
+        Raises:
+            ConfigError: ``session=`` was given, so every thread shares one session.
+            StoreError: the store failed.
+        """
+        return self.sessions.delete_thread(thread_id, store)
+
+    async def adelete_thread(self, thread_id: Any, *,
+                             store: Store | BaseStore | None = None) -> int:
+        """Async twin of :meth:`delete_thread`."""
+        return await self.sessions.adelete_thread(thread_id, store)
 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
         runtime = request.runtime

@@ -23,14 +23,29 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from ctxmgr import AutoContextConfig, ConfigError, Message, Store, StoreRetry, TokenCounter
+from ctxmgr import (
+    AutoContextConfig,
+    ConfigError,
+    FileStore,
+    Message,
+    Settings,
+    Store,
+    StoreRetry,
+    TokenCounter,
+)
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.session import SessionEngine, Turn, session_label
+from ctxmgr.store import delete_session
 from ctxmgr_langgraph.history import MessageCache
 from ctxmgr_langgraph.persist import messages_update, persistable
 from ctxmgr_langgraph.state import CONTEXT_KEY
-from ctxmgr_langgraph.store import LangGraphStore, resolve_store
+from ctxmgr_langgraph.store import (
+    LangGraphStore,
+    ephemeral_store,
+    resolve_store,
+    run_keeps_history_in_memory,
+)
 from ctxmgr_langgraph.summarizer import LangChainSummarizer
 
 try:
@@ -118,6 +133,8 @@ class GraphSessions:
         self.fixed_session = session_label(session) if session is not None else None
         self._graph_stores: dict[int, tuple[BaseStore | None, Store]] = {}
         self._schemas: dict[int, tuple[Any, Mapping[str, Any]]] = {}
+        self._files: FileStore | None = None  # the default files, once resolved
+        self._run_default: Store | None = None  # the default store the last run used
         self._lock = threading.Lock()
 
     @property
@@ -133,9 +150,13 @@ class GraphSessions:
         return session_label(thread_id_of(config, runtime))
 
     def store_for(self, graph_store: BaseStore | None) -> Store:
-        """The store given to the constructor, else the graph's, else the default files."""
+        """The store given to the constructor, else the graph's, else the default one
+        (:func:`~ctxmgr_langgraph.resolve_store`: in memory while the run's checkpointer
+        keeps its history in memory, else files under ``CTXMGR_HOME``)."""
         if self.store is not None:
             return self.store
+        if graph_store is None:
+            return self._default_store()
         hit = self._graph_stores.get(id(graph_store))
         if hit is None or hit[0] is not graph_store:
             hit = (graph_store, resolve_store(graph_store))
@@ -143,11 +164,65 @@ class GraphSessions:
                 self._graph_stores[id(graph_store)] = hit  # the object is held: its id stays
         return hit[1]
 
+    def _default_store(self) -> Store:
+        """The store of a graph without one: in memory or files, as the run's checkpointer
+        keeps its history; outside a run (``processor``), the one the last run used."""
+        in_memory = run_keeps_history_in_memory()
+        with self._lock:
+            if in_memory is None and self._run_default is not None:
+                return self._run_default
+            if in_memory:
+                chosen = ephemeral_store()
+            else:
+                if self._files is None:
+                    self._files = FileStore(Settings.resolve().home)
+                chosen = self._files
+            if in_memory is not None:
+                self._run_default = chosen
+            return chosen
+
     def processor(self, thread_id: str | None, graph_store: BaseStore | None = None
                   ) -> ContextProcessor:
         """The compressor of a thread (its ``reload`` gives back any original)."""
         config = {"configurable": {"thread_id": thread_id}}
         return self.engine.processor(self.store_for(graph_store), self.session_of(config))
+
+    # -- retention ---------------------------------------------------------------------
+
+    def delete_thread(self, thread_id: Any, store: Store | BaseStore | None = None) -> int:
+        """Remove a thread's offloads and memos; the number of blobs removed.
+
+        Args:
+            thread_id: the thread whose checkpoints you delete (``checkpointer.delete_thread``).
+            store: where they are: the store given to the constructor by default, else
+                both defaults (the files under ``CTXMGR_HOME`` and the in-memory store of
+                graphs without a durable checkpointer); give the graph's own store when it
+                was compiled with one.
+
+        Raises:
+            ConfigError: the integration keeps every thread in one fixed ``session``.
+            StoreError: the store failed.
+        """
+        if self.fixed_session is not None:
+            raise ConfigError(
+                f"every thread shares the session {self.fixed_session!r} (session= was "
+                "given), so deleting one thread's offloads would delete them all; delete "
+                "that session with ctxmgr.delete_session if that is what you want")
+        session = session_label(thread_id)
+        if isinstance(store, BaseStore):
+            store = LangGraphStore(store)
+        targets = ([store] if store is not None else [self.store] if self.store is not None
+                   else [FileStore(Settings.resolve().home), ephemeral_store()])
+        removed = sum(delete_session(t, project=self.engine.project, session=session)
+                      for t in targets)
+        self.engine.forget(session)
+        return removed
+
+    async def adelete_thread(self, thread_id: Any,
+                             store: Store | BaseStore | None = None) -> int:
+        """Async twin of :meth:`delete_thread` (it runs in a worker thread, as an
+        async-only store serves sync calls from any thread but its loop's)."""
+        return await asyncio.to_thread(self.delete_thread, thread_id, store)
 
     # -- what a request sends beside the history ---------------------------------------
 

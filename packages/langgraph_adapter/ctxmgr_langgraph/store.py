@@ -22,6 +22,10 @@ Three things differ from ctxmgr's own stores, and are handled here:
   processes and on other machines never lose each other's entries nor pass the memo cap;
   ``InMemoryStore`` lives in one process, where the default lock is enough. On any other
   backend the lock covers this process only, and a warning says so once.
+* A store's TTL (``ttl={"default_ttl": minutes, "refresh_on_read": ...}``) applies to
+  ctxmgr's items as to the graph's own: an offload not read for that long expires, and
+  ``context_reload`` then says it is gone. Without one, items stay until deleted
+  (``ContextMiddleware.delete_thread``).
 * ctxmgr's :class:`~ctxmgr.Store` is synchronous. Sync calls on an async-only
   store (``AsyncSqliteStore``, ``AsyncPostgresStore``) follow LangGraph's own
   rule: they are handed to the loop the store was created on, so they work from
@@ -41,12 +45,14 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-from ctxmgr import ConfigError, FileStore, Namespace, Settings, Store, StoreError
+from ctxmgr import ConfigError, FileStore, InMemoryStore, Namespace, Settings, Store, StoreError
 from ctxmgr.store import AdvisoryLock
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
 
 try:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.config import get_config
     from langgraph.store.base import BaseStore, Item
     from langgraph.store.base.batch import AsyncBatchedBaseStore
     from langgraph.store.memory import InMemoryStore as GraphInMemoryStore
@@ -54,7 +60,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
-__all__ = ["DEFAULT_PREFIX", "LangGraphStore", "postgres_lock", "resolve_store"]
+__all__ = ["DEFAULT_PREFIX", "LangGraphStore", "ephemeral_store", "postgres_lock",
+           "resolve_store", "run_keeps_history_in_memory"]
 
 DEFAULT_PREFIX: tuple[str, ...] = ("ctxmgr",)
 """The namespace labels in front of ctxmgr's, apart from the graph's own data."""
@@ -170,7 +177,7 @@ class LangGraphStore(Store):
         self.check_key(key)
         path = self.path(namespace)
         item = self._sync("read", namespace, key,
-                          lambda s: s.get(path, key, refresh_ttl=False))
+                          lambda s: s.get(path, key))
         return self._decode(item, namespace, key)
 
     def put(self, namespace: Namespace, key: str, data: bytes) -> None:
@@ -178,15 +185,14 @@ class LangGraphStore(Store):
         value = blob_to_json(bytes(memoryview(data)))  # TypeError for str and int
         path = self.path(namespace)
         # index=False: never embed a blob, even in a store set up for semantic search;
-        # ttl=None: offloads must stay reloadable whatever the store's default TTL.
-        self._sync("write", namespace, key,
-                   lambda s: s.put(path, key, value, index=False, ttl=None))
+        # no ttl: the store's own default applies (none unless the user set one)
+        self._sync("write", namespace, key, lambda s: s.put(path, key, value, index=False))
 
     def delete(self, namespace: Namespace, key: str) -> bool:
         self.check_key(key)
         path = self.path(namespace)
         if self._sync("read", namespace, key,
-                      lambda s: s.get(path, key, refresh_ttl=False)) is None:
+                      lambda s: s.get(path, key)) is None:
             return False
         self._sync("delete", namespace, key, lambda s: s.delete(path, key))
         return True
@@ -194,7 +200,7 @@ class LangGraphStore(Store):
     def keys(self, namespace: Namespace) -> list[str]:
         path = self.path(namespace)
         items = self._all(lambda limit: self._sync(
-            "list", namespace, None, lambda s: s.search(path, limit=limit, refresh_ttl=False)))
+            "list", namespace, None, lambda s: s.search(path, limit=limit)))
         return self._keys_of(items, path)
 
     def namespaces(self, *, project: str | None = None) -> list[Namespace]:
@@ -239,8 +245,8 @@ class LangGraphStore(Store):
         self.check_key(key)
         path = self.path(namespace)
         item = await self._async("read", namespace, key,
-                                 lambda s: s.aget(path, key, refresh_ttl=False),
-                                 lambda: self._store.get(path, key, refresh_ttl=False))
+                                 lambda s: s.aget(path, key),
+                                 lambda: self._store.get(path, key))
         return self._decode(item, namespace, key)
 
     async def aput(self, namespace: Namespace, key: str, data: bytes) -> None:
@@ -249,16 +255,16 @@ class LangGraphStore(Store):
         value = blob_to_json(bytes(memoryview(data)))
         path = self.path(namespace)
         await self._async("write", namespace, key,
-                          lambda s: s.aput(path, key, value, index=False, ttl=None),
-                          lambda: self._store.put(path, key, value, index=False, ttl=None))
+                          lambda s: s.aput(path, key, value, index=False),
+                          lambda: self._store.put(path, key, value, index=False))
 
     async def adelete(self, namespace: Namespace, key: str) -> bool:
         """Async twin of :meth:`delete`."""
         self.check_key(key)
         path = self.path(namespace)
         if await self._async("read", namespace, key,
-                             lambda s: s.aget(path, key, refresh_ttl=False),
-                             lambda: self._store.get(path, key, refresh_ttl=False)) is None:
+                             lambda s: s.aget(path, key),
+                             lambda: self._store.get(path, key)) is None:
             return False
         await self._async("delete", namespace, key, lambda s: s.adelete(path, key),
                           lambda: self._store.delete(path, key))
@@ -269,8 +275,8 @@ class LangGraphStore(Store):
         path = self.path(namespace)
         items = await self._aall(lambda limit: self._async(
             "list", namespace, None,
-            lambda s: s.asearch(path, limit=limit, refresh_ttl=False),
-            lambda: self._store.search(path, limit=limit, refresh_ttl=False)))
+            lambda s: s.asearch(path, limit=limit),
+            lambda: self._store.search(path, limit=limit)))
         return self._keys_of(items, path)
 
     # --- plumbing ---------------------------------------------------------------------
@@ -420,8 +426,12 @@ def resolve_store(runtime_store: BaseStore | Store | None, fallback: Store | Non
     Args:
         runtime_store: ``runtime.store`` (``None`` when the graph was compiled
             without a store); a ctxmgr ``Store`` is returned as it is.
-        fallback: used when there is no graph store; default a ``FileStore``
-            under ``CTXMGR_HOME`` (environment or ``.env``; else ``~/.ctxmgr``).
+        fallback: used when there is no graph store; default: when the graph run this
+            call is part of keeps its history in this process only (``InMemorySaver``,
+            or no checkpointer), :func:`ephemeral_store`, so offloads live no longer
+            than the history; else (a durable checkpointer, or outside a run) a
+            ``FileStore`` under ``CTXMGR_HOME`` (environment or ``.env``; else
+            ``~/.ctxmgr``).
         prefix: see :class:`LangGraphStore`.
     """
     if isinstance(runtime_store, Store):
@@ -430,5 +440,34 @@ def resolve_store(runtime_store: BaseStore | Store | None, fallback: Store | Non
         return LangGraphStore(runtime_store, prefix=prefix)
     if fallback is not None:
         return fallback
+    if run_keeps_history_in_memory():
+        return ephemeral_store()
     return FileStore(Settings.resolve().home)
+
+
+_EPHEMERAL = InMemoryStore()
+_CHECKPOINTER_KEY = "__pregel_checkpointer"
+
+
+def ephemeral_store() -> Store:
+    """The in-memory store of this process for graphs whose history is in memory too
+    (``InMemorySaver`` or no checkpointer) and that have no store of their own: it goes
+    with the process, as their history does (``delete_thread`` empties a thread of it)."""
+    return _EPHEMERAL
+
+
+def run_keeps_history_in_memory() -> bool | None:
+    """Whether the graph run this call is part of keeps its history in this process only:
+    no checkpointer, or LangGraph's ``InMemorySaver``. ``None`` outside a graph run."""
+    try:
+        configurable = get_config().get("configurable") or {}
+    except RuntimeError:  # not inside a run
+        return None
+    # LangGraph passes the run's checkpointer (None without one) to its nodes under this
+    # key (langgraph._internal._constants.CONFIG_KEY_CHECKPOINTER); outside a graph run
+    # (a plain LangChain runnable) it is absent
+    if _CHECKPOINTER_KEY not in configurable:
+        return None
+    saver = configurable[_CHECKPOINTER_KEY]
+    return saver is None or isinstance(saver, InMemorySaver)
 

@@ -28,6 +28,7 @@ model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import warnings
@@ -63,6 +64,7 @@ from ctxmgr.session import (
     merge_session_state,
     session_label,
 )
+from ctxmgr.store import delete_session
 from ctxmgr_llamaindex.convert import to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
@@ -504,6 +506,23 @@ class ContextMemory(BaseMemory):
 
     async def areset(self) -> None:
         self.reset()
+
+    def delete_session(self) -> int:
+        """Forget the conversation and remove its offloads and memos from the store (what
+        ``reset`` keeps); the number of blobs removed. Call it when the conversation is
+        over for good: its stand-ins could no longer be reloaded.
+
+        Raises:
+            StoreError: the store failed (the memory is reset all the same).
+        """
+        self.reset()
+        removed = delete_session(self.store, project=self.project, session=self.session)
+        self.engine.forget(self.session)
+        return removed
+
+    async def adelete_session(self) -> int:
+        """Async twin of :meth:`delete_session` (the store's calls run in a worker thread)."""
+        return await asyncio.to_thread(self.delete_session)
 
     # --- one agent step ---------------------------------------------------------------
 

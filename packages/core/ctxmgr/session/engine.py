@@ -225,6 +225,12 @@ class SessionEngine:
                 self._processors.popitem(last=False)
             return processor
 
+    def forget(self, session: str) -> None:
+        """Drop the processors kept for ``session`` (its stored data was deleted)."""
+        with self._lock:
+            for key in [k for k in self._processors if k[1] == session]:
+                del self._processors[key]
+
     def memos(self, store: Store, session: str) -> MemoStore:
         """The memos of one session."""
         if self.max_memos is None:

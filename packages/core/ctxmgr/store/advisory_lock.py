@@ -23,6 +23,7 @@ import errno
 import hashlib
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -72,6 +73,8 @@ class AdvisoryLock:
         self._timeout_ms = max(1, round(check_lock_timeout(timeout_s) * 1000))
         self._idle: list[Any] = []
         self._idle_guard = threading.Lock()
+        # idle connections are closed with the lock, not left to the driver's finaliser
+        weakref.finalize(self, _close_all, self._idle)
         self._held: dict[Namespace, int] = {}  # depth, changed only by the thread holding it
 
     def __repr__(self) -> str:
@@ -99,17 +102,20 @@ class AdvisoryLock:
 
     def _acquire(self, namespace: Namespace) -> Any:
         key = advisory_key(self._scope, namespace)
-        conn = self._take()
-        try:
-            _execute(conn, "SELECT pg_advisory_lock(%s::bigint)", (key,))
-        except Exception as exc:
-            self._discard(conn)
-            if _sqlstate(exc) == _LOCK_NOT_AVAILABLE:
-                raise StoreError(errno.EAGAIN, f"cannot lock {self._target(namespace)}: "
-                                               "another writer has held it for over "
-                                               f"{self._timeout_ms / 1000:g} s") from exc
-            raise self._failure("lock", namespace, exc) from exc
-        return conn
+        conn, reused = self._take()
+        while True:
+            try:
+                _execute(conn, "SELECT pg_advisory_lock(%s::bigint)", (key,))
+                return conn
+            except Exception as exc:
+                self._discard(conn)
+                if _sqlstate(exc) == _LOCK_NOT_AVAILABLE:
+                    raise StoreError(errno.EAGAIN, f"cannot lock {self._target(namespace)}: "
+                                                   "another writer has held it for over "
+                                                   f"{self._timeout_ms / 1000:g} s") from exc
+                if not reused:
+                    raise self._failure("lock", namespace, exc) from exc
+                conn, reused = self._open(), False  # an idle connection the server dropped
 
     def _release(self, conn: Any, namespace: Namespace) -> None:
         try:
@@ -126,14 +132,21 @@ class AdvisoryLock:
                 return
         self._discard(conn)
 
-    def _take(self) -> Any:
+    def _take(self) -> tuple[Any, bool]:
+        """An idle connection (``True``) or a new one (``False``)."""
         with self._idle_guard:
             if self._idle:
-                return self._idle.pop()
+                return self._idle.pop(), True
+        return self._open(), False
+
+    def _open(self) -> Any:
+        conn = None
         try:
             conn = self._connect()
             _execute(conn, f"SET lock_timeout = {self._timeout_ms}", ())
         except Exception as exc:
+            if conn is not None:
+                self._discard(conn)
             raise StoreError(f"cannot lock on {self._where}: cannot connect: "
                              f"{_first_line(exc)}") from exc
         return conn
@@ -146,9 +159,7 @@ class AdvisoryLock:
     def close(self) -> None:
         """Close the idle connections (held locks keep theirs until released)."""
         with self._idle_guard:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            self._discard(conn)
+            _close_all(self._idle)
 
     def _target(self, namespace: Namespace) -> str:
         return f"{self._where} {self._scope}/{namespace.project}/{namespace.kind}/" \
@@ -156,6 +167,12 @@ class AdvisoryLock:
 
     def _failure(self, action: str, namespace: Namespace, exc: BaseException) -> StoreError:
         return StoreError(f"cannot {action} {self._target(namespace)}: {_first_line(exc)}")
+
+
+def _close_all(connections: list[Any]) -> None:
+    while connections:
+        with contextlib.suppress(Exception):
+            connections.pop().close()
 
 
 def _execute(conn: Any, sql: str, params: tuple[Any, ...]) -> None:
