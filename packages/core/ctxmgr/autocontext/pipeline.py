@@ -124,8 +124,8 @@ class _Pass:
         of this pass asks it again (each already tried it ``retry.attempts`` times)."""
         return self._store_failures >= _STORE_FAILURES_TO_STOP
 
-    def store_failed(self, strategy: Strategy, plan: Plan, original: Sequence[Message],
-                     exc: StoreError, summary_input: int, started: float) -> None:
+    def store_failed(self, strategy: Strategy, original: Sequence[Message], exc: StoreError,
+                     summary_input: int, started: float) -> None:
         """A step whose originals could not be written: skipped, its range left as it is
         for the rest of the pass, and the next range tried."""
         self.store_error = exc
@@ -316,7 +316,7 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                     placed = run.apply(strategy, plan, original, summary, summary_input,
                                        started)
                 except StoreError as exc:  # retried already: skip this range, try the next
-                    run.store_failed(strategy, plan, original, exc, summary_input, started)
+                    run.store_failed(strategy, original, exc, summary_input, started)
                     continue
                 if placed is not None:
                     progressed = True

@@ -29,7 +29,10 @@ from ctxmgr_langgraph.convert import from_langchain, to_langchain
 from ctxmgr_langgraph.testing import RecordedRun
 
 CONFIG = AutoContextConfig(max_tokens=10_000)
-THREAD = {"configurable": {"thread_id": "t1"}, **RECURSION}
+
+
+def thread(name: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": name}, **RECURSION}
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +41,16 @@ def run(swe_trajectories: list[Trajectory]) -> RecordedRun:
     return RecordedRun.from_messages(trajectory.messages)
 
 
-def finished_agent(run: RecordedRun) -> Agent:
+@pytest.fixture(scope="module")
+def finished(run: RecordedRun) -> tuple[Agent, dict[str, Any]]:
+    """The recorded run, once, and the state it leaves: each case copies it to a thread of
+    its own (one fixed session, so every thread reaches the same offloads)."""
     agent = build("create_agent", run, config=CONFIG, reserve_output_tokens=500,
-                  checkpointer=InMemorySaver())
-    agent.graph.invoke(agent.inputs(run), THREAD)
-    return agent
+                  checkpointer=InMemorySaver(), session="shared")
+    agent.graph.invoke(agent.inputs(run), thread("base"))
+    values = agent.graph.get_state(thread("base")).values
+    assert values[CONTEXT_KEY]["compression"]["stand_ins"]
+    return agent, values
 
 
 def _record(context: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +68,7 @@ def looping_record(count: int) -> Callable[[Agent, dict[str, Any]], dict[str, An
         [stand_in] = from_langchain([messages[i]])
         marker = CompressedMarker.of(stand_in)
         assert marker is not None and i >= -count
-        first = agent.sessions.processor("t1").offload.originals([stand_in])[0]
+        first = agent.sessions.processor("any").offload.originals([stand_in])[0]
         record.update(message=message_to_dict(stand_in), count=count,
                       last_id=messages[i + count - 1].id)
         return {"messages": to_langchain([first]), CONTEXT_KEY: context}
@@ -96,17 +104,19 @@ DAMAGES = {
 
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_context_part_is_dropped_with_a_warning_and_the_thread_goes_on(
-        damage: str, run: RecordedRun, caplog: pytest.LogCaptureFixture) -> None:
+        damage: str, finished: tuple[Agent, dict[str, Any]],
+        caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    agent = finished_agent(run)
-    values = agent.graph.get_state(THREAD).values
-    agent.graph.update_state(THREAD, DAMAGES[damage](agent, values), as_node="tools")
+    agent, values = finished
+    config = thread(damage)
+    agent.graph.update_state(config, copy.deepcopy(values), as_node="tools")
+    agent.graph.update_state(config, DAMAGES[damage](agent, values), as_node="tools")
     outcome: dict[str, Any] = {}
 
     def resume() -> None:
         try:
             outcome["result"] = agent.graph.invoke(
-                {"messages": [HumanMessage("go on", id="go-on")]}, THREAD)
+                {"messages": [HumanMessage("go on", id="go-on")]}, config)
         except BaseException as exc:  # noqa: BLE001 - reported below
             outcome["error"] = exc
 
