@@ -82,12 +82,11 @@ def _reload_tool(sessions: GraphSessions) -> BaseTool:
 def _search_tool(sessions: GraphSessions) -> BaseTool:
     @tool(CONTEXT_SEARCH_TOOL.name, description=CONTEXT_SEARCH_TOOL.description)
     def context_search(
-        query: Annotated[str, "The text to find, e.g. a function name or an error."],
+        query: Annotated[str, "The text to find."],
         runtime: ToolRuntime,
-        regex: Annotated[bool, "Treat query as a regular expression (default false)."] = False,
-        max_results: Annotated[int, f"Matches per page (default {DEFAULT_MAX_RESULTS})."]
-        = DEFAULT_MAX_RESULTS,
-        page: Annotated[int, "Which page of matches (default 1)."] = 1,
+        regex: bool = False,
+        max_results: Annotated[int, "Matches per page."] = DEFAULT_MAX_RESULTS,
+        page: int = 1,
     ) -> Command:
         call = _call(sessions, runtime)
         answer = sessions.engine.search(

@@ -71,30 +71,26 @@ characters), with its share of the first and last lines."""
 CONTEXT_SEARCH_TOOL = ToolSpec(
     name="context_search",
     description=(
-        "Search what was compressed out of your context (offloaded messages, memos, "
-        "archived tool results) for a detail: a name, an error, a line of a file. Returns "
-        "the matching lines with a line of context, newest first (the newest alone "
-        "unless max_results asks for more), each with the uuid and page that "
-        "context_reload would give back, and how many more match. Literal and "
-        "case-sensitive unless regex is true."
+        "Find a detail (a name, an error, a line of a file) in what was compressed out of "
+        "your context. Returns the newest matching line with context, the uuid and page "
+        "that context_reload gives it back on, and how many more match. Literal unless "
+        "regex is true."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "query": {"type": "string",
-                      "description": "The text to find, e.g. a function name or an error."},
-            "regex": {"type": "boolean",
-                      "description": "Treat query as a regular expression (default false)."},
+            "query": {"type": "string", "description": "The text to find."},
+            "regex": {"type": "boolean"},
             "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS,
-                            "description": f"Matches per page (default "
-                                           f"{DEFAULT_MAX_RESULTS})."},
-            "page": {"type": "integer", "minimum": 1,
-                     "description": "Which page of matches (default 1)."},
+                            "description": "Matches per page."},
+            "page": {"type": "integer", "minimum": 1},
         },
         "required": ["query"],
         "additionalProperties": False,
     },
 )
+"""Its schema is kept short: it is sent with every request, and a small window feels it
+(about 120 tokens)."""
 
 _USAGE = ('expected {"query": "<text to find>", "regex": false, "max_results": '
           f'{DEFAULT_MAX_RESULTS}, "page": 1}}')
