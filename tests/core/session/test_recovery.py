@@ -90,7 +90,8 @@ def test_a_search_looks_in_archived_results_and_memos_too() -> None:
     engine.memo({"action": "write", "key": "plan", "summary": "what to do",
                  "content": "free space on disk before 97% fills"}, h, store=store,
                 session="s", tool_use_id="m1")
-    answer = engine.search({"query": "97%"}, h, state, store=store, session="s").text
+    answer = engine.search({"query": "97%", "max_results": 5}, h, state, store=store,
+                           session="s").text
     assert "archived (message_archiving unarchive c0 restores it)" in answer
     assert "> c0 disk at 97%" in answer
     assert 'memo "plan" (memo read gives it whole)' in answer
