@@ -28,8 +28,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, NotRequired, Unpack
 
-from ctxmgr import AutoContextConfig, Store
-from ctxmgr_langgraph.session import GraphSessions, PreparedCall, SessionOptions
+from ctxmgr import AutoContextConfig
+from ctxmgr_langgraph.session import (
+    GraphSessions,
+    PreparedCall,
+    SessionOptions,
+    ThreadDeletion,
+)
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
 
@@ -38,7 +43,6 @@ try:
     from langchain_core.runnables import RunnableConfig, RunnableLambda
     from langgraph.prebuilt.chat_agent_executor import AgentState
     from langgraph.runtime import get_runtime
-    from langgraph.store.base import BaseStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
@@ -52,7 +56,7 @@ class ContextAgentState(AgentState):
     ctxmgr: NotRequired[Annotated[dict[str, Any], merge_context_state]]
 
 
-class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
+class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, Any]]):
     """A node that compresses the history before the model call and hands it the prompt.
 
     Returns ``{"llm_input_messages": prompt}`` on every call, plus the compressions
@@ -83,26 +87,6 @@ class ContextHook(RunnableLambda[Mapping[str, Any], dict[str, Any]]):
     @property
     def config(self) -> AutoContextConfig:
         return self.sessions.config
-
-    def delete_thread(self, thread_id: Any, *, store: Store | BaseStore | None = None) -> int:
-        """Remove a thread's offloads and memos when you delete the thread (beside
-        ``checkpointer.delete_thread(thread_id)``); the number of blobs removed.
-
-        Args:
-            store: where they are; default the ``store`` option, else both defaults (the
-                files under ``CTXMGR_HOME`` and the in-memory store of graphs without a
-                durable checkpointer). Pass the graph's own store when it has one.
-
-        Raises:
-            ConfigError: ``session=`` was given, so every thread shares one session.
-            StoreError: the store failed.
-        """
-        return self.sessions.delete_thread(thread_id, store)
-
-    async def adelete_thread(self, thread_id: Any, *,
-                             store: Store | BaseStore | None = None) -> int:
-        """Async twin of :meth:`delete_thread`."""
-        return await self.sessions.adelete_thread(thread_id, store)
 
     def _arguments(self, state: Mapping[str, Any], config: RunnableConfig
                    ) -> tuple[list[BaseMessage], dict[str, Any] | None, dict[str, Any],

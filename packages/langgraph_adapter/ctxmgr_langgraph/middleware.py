@@ -34,8 +34,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Annotated, Any, NotRequired, Unpack, cast
 
-from ctxmgr import AutoContextConfig, Store
-from ctxmgr_langgraph.session import GraphSessions, PreparedCall, SessionOptions
+from ctxmgr import AutoContextConfig
+from ctxmgr_langgraph.session import (
+    GraphSessions,
+    PreparedCall,
+    SessionOptions,
+    ThreadDeletion,
+)
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
 
@@ -51,7 +56,6 @@ try:
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.messages import AIMessage, AnyMessage, BaseMessage
     from langchain_core.tracers.context import register_configure_hook
-    from langgraph.store.base import BaseStore
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -83,7 +87,7 @@ class ContextMiddlewareState(AgentState[Any]):
     ctxmgr: NotRequired[Annotated[dict[str, Any], PrivateStateAttr, merge_context_state]]
 
 
-class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
+class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, Any, Any]):
     """Keeps a ``create_agent`` agent inside its context window (put it last in the list).
 
     Args:
@@ -125,26 +129,6 @@ class ContextMiddleware(AgentMiddleware[ContextMiddlewareState, Any, Any]):
     @property
     def config(self) -> AutoContextConfig:
         return self.sessions.config
-
-    def delete_thread(self, thread_id: Any, *, store: Store | BaseStore | None = None) -> int:
-        """Remove a thread's offloads and memos when you delete the thread (beside
-        ``checkpointer.delete_thread(thread_id)``); the number of blobs removed.
-
-        Args:
-            store: where they are; default the ``store`` option, else both defaults (the
-                files under ``CTXMGR_HOME`` and the in-memory store of graphs without a
-                durable checkpointer). Pass the graph's own store when it has one.
-
-        Raises:
-            ConfigError: ``session=`` was given, so every thread shares one session.
-            StoreError: the store failed.
-        """
-        return self.sessions.delete_thread(thread_id, store)
-
-    async def adelete_thread(self, thread_id: Any, *,
-                             store: Store | BaseStore | None = None) -> int:
-        """Async twin of :meth:`delete_thread`."""
-        return await self.sessions.adelete_thread(thread_id, store)
 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
         runtime = request.runtime

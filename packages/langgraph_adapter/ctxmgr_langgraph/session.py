@@ -113,6 +113,33 @@ class SessionOptions(TypedDict, total=False):
     store_retry: StoreRetry
 
 
+class ThreadDeletion:
+    """``delete_thread`` / ``adelete_thread`` for an integration that holds its
+    :class:`GraphSessions` as ``sessions`` (the middleware, the hook and the node)."""
+
+    sessions: GraphSessions
+
+    def delete_thread(self, thread_id: Any, *, store: Store | BaseStore | None = None) -> int:
+        """Remove a thread's offloads and memos when you delete the thread (beside
+        ``checkpointer.delete_thread(thread_id)``); the number of blobs removed.
+
+        Args:
+            store: where they are; default the ``store`` option, else both defaults (the
+                files under ``CTXMGR_HOME`` and the in-memory store of graphs without a
+                durable checkpointer). Pass the graph's own store when it has one.
+
+        Raises:
+            ConfigError: ``session=`` was given, so every thread shares one session.
+            StoreError: the store failed.
+        """
+        return self.sessions.delete_thread(thread_id, store)
+
+    async def adelete_thread(self, thread_id: Any, *,
+                             store: Store | BaseStore | None = None) -> int:
+        """Async twin of :meth:`delete_thread`."""
+        return await self.sessions.adelete_thread(thread_id, store)
+
+
 class GraphSessions:
     """The sessions (graph threads) of one integration: the core engine, LangGraph's types.
 

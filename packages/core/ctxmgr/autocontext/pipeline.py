@@ -24,7 +24,7 @@ from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers
 from ctxmgr.autocontext.marker import tagged_size, with_sized_tags
 from ctxmgr.autocontext.offload import OffloadStore
-from ctxmgr.autocontext.reload import render_reloaded
+from ctxmgr.autocontext.reload import reloaded_size, render_reloaded
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import (
     STRATEGIES,
@@ -228,8 +228,7 @@ class _Pass:
                     return size
             with contextlib.suppress(Exception):  # an older tag: read the range once
                 original = self.offload.load(offload_id)
-        text = render_reloaded(list(original))
-        return len(text), self.counter.count_text(text)
+        return reloaded_size(render_reloaded(list(original)), self.counter)
 
     def _emit(self, event: CompressionEvent) -> None:
         self.events.append(event)

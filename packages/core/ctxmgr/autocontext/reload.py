@@ -32,7 +32,8 @@ from ctxmgr.tool_guard import never_raises
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "ReloadAnswer", "answer_reload", "handle_reload_call",
-           "reload_floor", "reload_pages", "reload_room", "render_reloaded"]
+           "reload_floor", "reload_pages", "reload_room", "reloaded_size",
+           "render_reloaded"]
 
 logger = logging.getLogger(__name__)
 
@@ -189,10 +190,17 @@ def reload_pages(offload_id: str, messages: Sequence[Message], room: int,
                      counter)
 
 
+def reloaded_size(text: str, counter: TokenCounter) -> tuple[int, int]:
+    """(characters, tokens) of a range's reload text (:func:`render_reloaded`): what its
+    reload header and its stand-ins' tags state."""
+    return len(text), counter.count_text(text)
+
+
 def _header(uuid: str, messages: Sequence[Message], text: str, counter: TokenCounter) -> str:
     """The first line of a reload answer: what the range is, with its true size."""
+    chars, tokens = reloaded_size(text, counter)
     return (f"Reloaded {len(messages)} original message(s) for uuid {uuid} "
-            f"({len(text):,} characters, {counter.count_text(text):,} tokens)")
+            f"({chars:,} characters, {tokens:,} tokens)")
 
 
 def _paginate(uuid: str, header: str, text: str, room: int, counter: TokenCounter
