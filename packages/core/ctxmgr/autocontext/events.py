@@ -33,6 +33,13 @@ class CompressionEvent:
     tokens_before: int
     """Prompt tokens before this step."""
     tokens_after: int
+    cache_invalidated_tokens: int = 0
+    """Prompt tokens of the cached prefix this step cut off: from the first message it
+    changed (or, with a session's first compression, from where the reload hint enters
+    the prompt, after the system messages) up to where an earlier step of the same pass
+    had cut it already, the replaced messages included. The prompt before the pass is
+    taken as cached in full, so it is an upper bound; the steps of a pass add up to the
+    pass's. 0 for a skipped step."""
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
     duration_s: float = 0.0
