@@ -1,8 +1,9 @@
 """CompressionEvent: what each compression step did, with real token numbers.
 
 Events go to the caller's callback and to the ``ctxmgr.autocontext`` logger,
-so a user sees compressions in their logs without wiring anything. A callback
-that raises is logged and ignored: observing compression must not stop it.
+so a user sees compressions in their logs without wiring anything (and, with
+OpenTelemetry installed, to their tracing: :mod:`ctxmgr.autocontext.tracing`). A
+callback that raises is logged and ignored: observing compression must not stop it.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from ctxmgr.autocontext.summarizers import (
     render_transcript,
     summarize_safely,
 )
+from ctxmgr.autocontext.tracing import record_compression
 from ctxmgr.errors import ContextOverflowError, StoreError
 from ctxmgr.messages import Message
 from ctxmgr.tokens import TokenCounter
@@ -255,6 +256,7 @@ class _Pass:
     def _emit(self, event: CompressionEvent) -> None:
         self.events.append(event)
         emit(event, self.on_event)
+        record_compression(event, session=self.offload.namespace.session)
 
     def result(self) -> CompressionResult:
         result = CompressionResult(self.work, self.events, self.tokens, True)
