@@ -41,7 +41,7 @@ PUBLIC = {
         "validate_memo_key", "validate_pairing",
     ],
     "ctxmgr_langgraph": [
-        "CONTEXT_KEY", "ContextAgentState", "ContextHook", "ContextMiddleware",
+        "COMPRESSION_EVENT", "CONTEXT_KEY", "ContextAgentState", "ContextHook", "ContextMiddleware",
         "ContextMiddlewareState", "ContextNode", "ContextState", "DEFAULT_PREFIX",
         "LangChainSummarizer", "LangGraphStore", "from_langchain", "merge_context_state",
         "resolve_store", "to_langchain",
