@@ -47,8 +47,9 @@ PUBLIC = {
         "resolve_store", "to_langchain",
     ],
     "ctxmgr_llamaindex": [
-        "ContextFunctionAgent", "ContextMemory", "ContextReActAgent", "LlamaIndexConverter",
-        "LlamaIndexKVStore", "LlamaIndexSummarizer", "from_llamaindex", "to_llamaindex",
+        "ContextCompressionEvent", "ContextFunctionAgent", "ContextMemory", "ContextReActAgent",
+        "LlamaIndexConverter", "LlamaIndexKVStore", "LlamaIndexSummarizer", "from_llamaindex",
+        "to_llamaindex",
     ],
 }
 """Exactly the names each package promises, sorted."""
