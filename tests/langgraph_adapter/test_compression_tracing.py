@@ -12,12 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
-from langgraph_agents import STYLES, build
+from langgraph_agents import build
 from opentelemetry import trace
 from otel_spans import compression_spans, recording_spans
 
@@ -30,6 +32,7 @@ LIMITS = {"recursion_limit": 200}
 PREPARING_RUN = {"create_agent": "model", "react_hook": "ctxmgr_pre_model_hook",
                  "state_graph": "ctxmgr_context"}
 """The run each integration prepares the model call in: custom events are attached to it."""
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def reading_run(files: int = 10) -> RecordedRun:
@@ -111,8 +114,9 @@ def test_each_compression_of_a_create_agent_run_is_one_span_with_the_event_s_fig
         assert span.status.is_ok
 
 
-@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
-@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(("style", "mode"), [
+    ("create_agent", "invoke"), ("create_agent", "ainvoke"), ("react_hook", "invoke"),
+    ("state_graph", "ainvoke")])
 def test_a_callback_handler_sees_each_compression_as_a_custom_event_of_the_preparing_run(
         style: str, mode: str) -> None:
     handler = Recorder()
@@ -143,3 +147,19 @@ def test_a_thread_id_is_the_spans_conversation_id() -> None:
     assert spans and all(s.attributes is not None
                          and s.attributes["gen_ai.conversation.id"] == "ticket-42"
                          for s in spans)
+
+
+def test_the_readme_handler_prints_one_line_per_compression(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    block = next(b for b in blocks if "PrintCompressions(" in b)
+    seen: list[CompressionEvent] = []
+    run = reading_run()
+    agent = build("create_agent", run, config=CONFIG, counter=ApproximateCounter(),
+                  on_event=seen.append)
+    scope: dict[str, object] = {"__name__": "readme_example", "agent": agent.graph, "run": run}
+    exec(block, scope)  # noqa: S102 - the README's own example, with the agent it refers to
+    lines = capsys.readouterr().out.splitlines()
+    assert seen and lines == [
+        f"{e.name}: {e.tokens_before} -> {e.tokens_after} tokens, "
+        f"{e.cache_invalidated_tokens} cached tokens invalidated" for e in seen]

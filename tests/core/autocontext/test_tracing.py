@@ -119,13 +119,16 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120)
 
 
-def test_without_opentelemetry_compression_works_and_records_nothing() -> None:
+def test_importing_ctxmgr_leaves_opentelemetry_alone_and_without_it_all_works() -> None:
     result = _run("""
         import sys
-        sys.modules["opentelemetry"] = None  # as if it were not installed
+        import ctxmgr
+        from ctxmgr.autocontext import tracing
+        print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
+
+        sys.modules["opentelemetry"] = None  # from here on, as if it were not installed
         from ctxmgr import ApproximateCounter, AutoContextConfig, AutoContextMemory
         from ctxmgr import text_message
-        from ctxmgr.autocontext import tracing
 
         seen = []
         memory = AutoContextMemory(AutoContextConfig(max_tokens=2000),
@@ -134,19 +137,11 @@ def test_without_opentelemetry_compression_works_and_records_nothing() -> None:
         for i in range(6):
             memory.add([text_message("assistant", "x" * 6000), text_message("user", f"{i}")])
         memory.compress_if_needed()
-        assert seen and seen[0].status == "applied", seen
-        assert tracing._tracer() is None
+        assert seen and all(e.status == "applied" for e in seen), seen
+        assert tracing._tracer() is None  # the import was tried, once, and failed
         print(len(seen))
     """)
     assert result.returncode == 0, result.stderr
-    assert int(result.stdout) >= 1
-
-
-def test_importing_ctxmgr_does_not_import_opentelemetry() -> None:
-    result = _run("""
-        import sys
-        import ctxmgr, ctxmgr.autocontext.tracing
-        print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
-    """)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "[]"
+    imported, events = result.stdout.splitlines()
+    assert imported == "[]", "import ctxmgr must not import opentelemetry"
+    assert int(events) >= 1
