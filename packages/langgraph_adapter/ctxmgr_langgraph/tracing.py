@@ -4,10 +4,11 @@ Every :class:`~ctxmgr.CompressionEvent` of a model call (applied or skipped) is
 dispatched as the custom event :data:`COMPRESSION_EVENT` (``"ctxmgr.compression"``)
 through the callbacks of the run that prepared the call: the model node's run for
 ``ContextMiddleware``, the hook's or the node's own run for ``ContextHook`` and
-``ContextNode``. A handler receives it in ``on_custom_event(name, data, run_id=...)``;
-LangSmith and Langfuse show it in the trace, under that run, and ``astream_events``
-yields it as an ``on_custom_event``. ``data`` is the event's ``to_dict()`` (JSON-native)
-plus the ``session``.
+``ContextNode``. A handler receives it in ``on_custom_event(name, data, run_id=...)``,
+and ``astream_events`` yields it as an ``on_custom_event``. ``data`` is the event's
+``to_dict()`` (JSON-native) plus the ``session``. (LangSmith's tracer in langchain-core
+1.8 and Langfuse's LangChain handler do not record custom events themselves; both take
+OpenTelemetry spans, which :mod:`ctxmgr.autocontext.tracing` makes.)
 
 A custom event needs a parent run, which LangChain finds through the run's config: the
 config is always passed explicitly (read from the node's argument, or from LangGraph's
