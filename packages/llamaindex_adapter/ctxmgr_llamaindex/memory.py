@@ -23,7 +23,9 @@ scratchpad together before every call (:meth:`ContextMemory.aprepare_step`), and
 in its scratchpad, where no memory sees them: the first time a memory serves one,
 a warning names ``ContextFunctionAgent``. What a chat engine sends beside the
 memory (its system prompt, retrieved context, the question) is measured at the
-model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on.
+model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on. Each
+compression goes to LlamaIndex's instrumentation as a ``ContextCompressionEvent``
+(:mod:`ctxmgr_llamaindex.tracing`).
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from ctxmgr.store import delete_session
 from ctxmgr_llamaindex.convert import to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
+from ctxmgr_llamaindex.tracing import adispatch_compressions, dispatch_compressions
 
 try:
     from llama_index.core.base.llms.types import ChatMessage
@@ -448,6 +451,7 @@ class ContextMemory(BaseMemory):
         turn = self.engine.prepare(self.view, self.session_state, store=self.store,
                                    session=self.session, persisted=_always,
                                    overhead=self._overhead(question, kwargs))
+        dispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
@@ -458,6 +462,7 @@ class ContextMemory(BaseMemory):
         turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
                                           session=self.session, persisted=_always,
                                           overhead=self._overhead(question, kwargs))
+        await adispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
     def get_all(self) -> list[ChatMessage]:
@@ -569,6 +574,7 @@ class ContextMemory(BaseMemory):
         turn = await engine.aprepare(history, self.session_state, store=self.store,
                                      session=self.session, overhead=overhead,
                                      persisted=_always)
+        await adispatch_compressions(turn.events, session=self.session)
         holders = {**{m.id: "memory" for m in view}, **{m.id: "scratch" for m in scratch}}
         self._set_view(persist(view, turn.edits, holders.get, "memory"))
         new_scratch = persist(scratch, turn.edits, holders.get, "scratch")
