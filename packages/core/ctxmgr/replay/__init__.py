@@ -18,6 +18,10 @@ also scored for fidelity against the recorded next step
 and tool calls (:mod:`ctxmgr.replay.retention`); a policy with a ``reload(id)``
 method (:class:`Reloader`) has the facts behind its offload ids counted as
 reloadable.
+
+Runs are read where users keep them (:mod:`ctxmgr.replay.sources`): message files,
+LangSmith runs, OpenTelemetry GenAI spans in OTLP JSON and, with ``ctxmgr[langgraph]``,
+a LangGraph checkpointer; ``load_trajectories(paths, format="auto")`` detects which.
 """
 
 from ctxmgr.replay.fidelity import CallFidelity, Reloader
@@ -42,6 +46,15 @@ from ctxmgr.replay.registry import (
     register_policy,
 )
 from ctxmgr.replay.runner import PolicyRun, ReplayReport, count_model_calls, replay
+from ctxmgr.replay.sources import (
+    FORMATS,
+    SEMCONV_VERSIONS,
+    SOURCE_ENTRY_POINT_GROUP,
+    SourceOptions,
+    SourceReader,
+    detect_format,
+    register_source,
+)
 from ctxmgr.replay.summarizer import FIXED_SUMMARY, FakeSummarizer, SummarizerUsage
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 
@@ -49,7 +62,10 @@ __all__ = [
     "BUILTIN_POLICIES",
     "ENTRY_POINT_GROUP",
     "FIXED_SUMMARY",
+    "FORMATS",
     "METRIC_KEYS",
+    "SEMCONV_VERSIONS",
+    "SOURCE_ENTRY_POINT_GROUP",
     "CallFidelity",
     "CallRecord",
     "FakeSummarizer",
@@ -63,16 +79,20 @@ __all__ = [
     "PolicyUnavailableError",
     "Reloader",
     "ReplayReport",
+    "SourceOptions",
+    "SourceReader",
     "SummarizerUsage",
     "Trajectory",
     "TrajectoryResult",
     "available_policies",
     "count_model_calls",
     "create_policy",
+    "detect_format",
     "load_trajectories",
     "peer_names",
     "policy_names",
     "policy_status",
     "register_policy",
+    "register_source",
     "replay",
 ]
