@@ -17,6 +17,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.sqlite import SqliteSaver
+from psycopg.conninfo import conninfo_to_dict
 from recorded_conversation import conversation, prompt_tokens, within_one_percent
 
 from ctxmgr import AutoContextConfig, CompressionEvent
@@ -109,7 +110,10 @@ def test_a_postgres_checkpointer_is_read_by_its_uri(tmp_path: Path, postgres_uri
         saver.setup()
         thread = f"pg-{tmp_path.name}"
         run, _ = run_agent(saver, tmp_path, managed=True, thread=thread)
-    [read] = load_trajectories([postgres_uri], threads=[thread],
+    info = conninfo_to_dict(postgres_uri)  # the fixture's conninfo, as the URI users give
+    uri = (f"postgresql://{info.get('user', 'postgres')}@{info['host']}:{info['port']}/"
+           f"{info['dbname']}?sslmode=disable")
+    [read] = load_trajectories([uri], threads=[thread],
                                system_prompt=run.system_prompt)
     [(_, tokens), (_, expected)] = prompt_tokens([read, conversation(tmp_path)])
     assert read.id == thread and within_one_percent(tokens, expected)
