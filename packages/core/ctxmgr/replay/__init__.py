@@ -22,9 +22,12 @@ reloadable.
 Runs are read where users keep them (:mod:`ctxmgr.replay.sources`): message files,
 LangSmith runs, OpenTelemetry GenAI spans in OTLP JSON and, with ``ctxmgr[langgraph]``,
 a LangGraph checkpointer; ``load_trajectories(paths, format="auto")`` detects which.
+:func:`tune` runs the cost × fidelity frontier (:mod:`ctxmgr.replay.frontier`) on them
+and recommends a config (``ctxmgr tune``).
 """
 
 from ctxmgr.replay.fidelity import CallFidelity, Reloader
+from ctxmgr.replay.frontier import FrontierRow, frontier_rows, mark_frontier
 from ctxmgr.replay.metrics import METRIC_KEYS, CallRecord, TrajectoryResult
 from ctxmgr.replay.policy import (
     IncrementalPolicy,
@@ -57,6 +60,7 @@ from ctxmgr.replay.sources import (
 )
 from ctxmgr.replay.summarizer import FIXED_SUMMARY, FakeSummarizer, SummarizerUsage
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.replay.tune import QUICK_VARIANTS, TUNE_VARIANTS, TuneResult, recommend, tune
 
 __all__ = [
     "BUILTIN_POLICIES",
@@ -64,11 +68,14 @@ __all__ = [
     "FIXED_SUMMARY",
     "FORMATS",
     "METRIC_KEYS",
+    "QUICK_VARIANTS",
     "SEMCONV_VERSIONS",
     "SOURCE_ENTRY_POINT_GROUP",
+    "TUNE_VARIANTS",
     "CallFidelity",
     "CallRecord",
     "FakeSummarizer",
+    "FrontierRow",
     "IncrementalPolicy",
     "NonePolicy",
     "Policy",
@@ -84,15 +91,20 @@ __all__ = [
     "SummarizerUsage",
     "Trajectory",
     "TrajectoryResult",
+    "TuneResult",
     "available_policies",
     "count_model_calls",
     "create_policy",
     "detect_format",
+    "frontier_rows",
     "load_trajectories",
+    "mark_frontier",
     "peer_names",
     "policy_names",
     "policy_status",
+    "recommend",
     "register_policy",
     "register_source",
     "replay",
+    "tune",
 ]
