@@ -109,3 +109,10 @@ def test_a_file_of_an_unknown_shape_is_one_line_and_exit_2(
     assert "--format" in err and "Traceback" not in err
     assert main(["replay", str(path), "--format", "yaml"]) == 2
     assert "invalid choice: 'yaml'" in capsys.readouterr().err
+
+
+def test_thread_picks_the_runs_of_a_messages_file_by_id() -> None:
+    from recorded_conversation import TAU
+
+    picked = load_trajectories([TAU], threads=["tau-airline-2-t0", "tau-airline-8-t0"])
+    assert [t.id for t in picked] == ["tau-airline-2-t0", "tau-airline-8-t0"]

@@ -3,15 +3,17 @@
 Read through the saver's own API (``SqliteSaver`` / ``PostgresSaver``, ``list``), never
 its tables. A checkpointer keeps a checkpoint per step, so a thread's full history is in
 it even when the agent compressed: ctxmgr's middleware, hook and node persist a
-compression as a same-id stand-in plus ``RemoveMessage`` s, and a peer such as
-``SummarizationMiddleware`` removes messages too. Walking the thread's checkpoints oldest
-first and keeping each message as first seen (by id, in order of first appearance) gives
-the history before any compression. A thread saved with ``durability="exit"`` keeps only
-its last checkpoint; ctxmgr's stand-ins are then all that is left of what they replaced,
-and a warning says how many.
+compression as a same-id stand-in plus ``RemoveMessage`` removals, and a peer such as
+``SummarizationMiddleware`` removes messages too. Walking the thread's checkpoints
+oldest first and keeping each message as first seen (by id, in order of first
+appearance) gives the history before any compression; a message inserted before earlier
+ones (a peer's summary) is left out, since ``add_messages`` only ever appends what a
+step adds. A thread saved with ``durability="exit"`` keeps only its last checkpoint;
+ctxmgr's stand-ins are then all that is left of what they replaced, and a warning says
+how many.
 
-``create_agent(system_prompt=...)`` keeps the system prompt out of the graph state, so no
-checkpoint holds it: pass it as ``system_prompt`` (``--system-prompt`` on the command
+``create_agent(system_prompt=...)`` keeps the system prompt out of the graph state, so
+no checkpoint holds it: pass it as ``system_prompt`` (``--system-prompt`` on the command
 line) to replay the prompts the model was sent.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -87,14 +89,33 @@ def thread_histories(saver: BaseCheckpointSaver[Any], threads: Iterable[str] | N
     out: dict[str, list[BaseMessage]] = {}
     for thread, items in sorted(by_thread.items(), key=lambda kv: min(
             _order(t) for t in kv[1])):
-        seen: dict[str, BaseMessage] = {}
-        for t in sorted(items, key=_order):
-            for m in t.checkpoint.get("channel_values", {}).get("messages") or ():
-                if isinstance(m, BaseMessage) and m.id is not None:
-                    seen.setdefault(m.id, m)
-        if seen:
-            out[thread] = list(seen.values())
+        history = _first_seen(t.checkpoint.get("channel_values", {}).get("messages") or ()
+                              for t in sorted(items, key=_order))
+        if history:
+            out[thread] = history
     return out
+
+
+def _first_seen(snapshots: Iterable[Sequence[Any]]) -> list[BaseMessage]:
+    """The messages of successive ``messages`` snapshots, each as first seen, in order of
+    first appearance. ``add_messages`` appends what a step adds; a message with a new id
+    placed before one seen earlier was inserted instead (a summary written after
+    ``REMOVE_ALL_MESSAGES``, as ``SummarizationMiddleware`` does), so it stands for
+    messages already kept and is left out."""
+    seen: dict[str, BaseMessage] = {}
+    inserted: set[str] = set()
+    for snapshot in snapshots:
+        messages = [m for m in snapshot if isinstance(m, BaseMessage) and m.id is not None]
+        last_seen = max((i for i, m in enumerate(messages) if m.id in seen), default=-1)
+        for i, m in enumerate(messages):
+            assert m.id is not None
+            if m.id in seen or m.id in inserted:
+                continue
+            if i < last_seen:
+                inserted.add(m.id)
+            else:
+                seen[m.id] = m
+    return list(seen.values())
 
 
 def _order(t: CheckpointTuple) -> tuple[str, str]:

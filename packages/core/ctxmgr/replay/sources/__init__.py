@@ -125,7 +125,8 @@ def read_source(target: str | Path, *, format: str = "auto",
     path = Path(target)
     records = _records(path)
     if format == "messages":
-        return read_messages_records(records, system_prompt=options.system_prompt)
+        runs = read_messages_records(records, system_prompt=options.system_prompt)
+        return [t for t in runs if options.threads is None or t.id in options.threads]
     items = _flatten(records)
     if format == "langsmith":
         return read_langsmith_runs(items, source=path.name, threads=options.threads,

@@ -36,8 +36,9 @@ class SourceOptions:
     """What the caller chose about a source; each reader uses the options it knows."""
 
     threads: tuple[str, ...] | None = None
-    """The LangGraph threads (or LangSmith / OpenTelemetry conversations) to read;
-    ``None`` reads all."""
+    """The runs to read, by id: LangGraph threads, LangSmith threads or traces,
+    OpenTelemetry conversations or traces, the ids of a messages file's runs; ``None``
+    reads all."""
     system_prompt: str | None = None
     """A system prompt to put first in every run that has none: ``create_agent`` keeps
     its ``system_prompt`` out of the graph state, so a checkpoint never holds it."""
