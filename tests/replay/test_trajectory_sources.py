@@ -49,14 +49,26 @@ def assert_replays_like_the_message_file(path: Path, tmp_path: Path) -> str:
     return read.id
 
 
+def text_message(role: str, text: str) -> str:
+    return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
+
+
 @pytest.mark.parametrize("events", [False, True], ids=["attributes", "events"])
 def test_otlp_spans_written_by_the_sdk_replay_into_the_message_file_s_tokens(
         tmp_path: Path, events: bool) -> None:
-    """Attributes (v1.37+) under one trace; events (v1.28-v1.36) joined by conversation."""
+    """Attributes (v1.37+) under an agent span's trace (the agent span has the run's input
+    and output messages too, and is no model call); events (v1.28-v1.36) joined by
+    conversation."""
     tracer, exporter = tracer_and_exporter()
     spans = GenAISpans(tracer, events=events, conversation="support-1" if events else None)
-    with nullcontext() if events else tracer.start_as_current_span("conversation"):
-        run_agent(tmp_path, spans)
+    agent = tracer.start_as_current_span("invoke_agent support", attributes={
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.input.messages": text_message("user", "Hi! I need to cancel my flights")})
+    with nullcontext() if events else agent as span:
+        run = run_agent(tmp_path, spans)
+        if span is not None:
+            span.set_attribute("gen_ai.output.messages",
+                               text_message("assistant", run.answers[-1].text))
     path = write_otlp_json(exporter.get_finished_spans(), tmp_path / "spans.json")
     assert detect_format(path) == "otlp"
     tid = assert_replays_like_the_message_file(path, tmp_path)

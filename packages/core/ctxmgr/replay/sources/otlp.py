@@ -23,7 +23,10 @@ Semantic conventions read (GenAI, development status; checked against the
 * and the first span events, v1.26.0 and v1.27.0: ``gen_ai.content.prompt`` /
   ``gen_ai.content.completion`` with ``gen_ai.prompt`` / ``gen_ai.completion`` JSON.
 
-A span counts as a model call when it carries input messages in one of these forms.
+A span counts as a model call when it carries input messages in one of these forms and
+its ``gen_ai.operation.name``, if it has one, is an inference (``chat``,
+``text_completion``, ``generate_content``): an ``invoke_agent`` span may carry the
+agent's input and output messages too, and is not a model call.
 Spans are grouped by ``gen_ai.conversation.id`` when they have one, else by trace, and
 one group's calls are merged into its history by
 :func:`~ctxmgr.replay.sources.calls.merge_calls`.
@@ -46,6 +49,7 @@ __all__ = ["SEMCONV_VERSIONS", "is_otlp_request", "read_otlp_requests"]
 SEMCONV_VERSIONS = "GenAI semantic conventions v1.37.0+ attributes; v1.28.0-v1.36.0 events"
 """The semantic-conventions versions this reader follows (see the module docstring)."""
 
+_INFERENCE = frozenset({"chat", "text_completion", "generate_content"})
 _EVENT_ROLES = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
 
@@ -154,6 +158,9 @@ def _json(value: Any, where: str, name: str) -> Any:
 
 def _call(span: dict[str, Any], where: str) -> ModelCall | None:
     attrs = _attributes(span.get("attributes"))
+    operation = attrs.get("gen_ai.operation.name")
+    if operation is not None and operation not in _INFERENCE:
+        return None
     events = [(str(e.get("name", "")), _attributes(e.get("attributes")))
               for e in span.get("events") or () if isinstance(e, dict)]
     where = f"{where} span {span.get('name', '')!r}"
