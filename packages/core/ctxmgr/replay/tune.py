@@ -16,6 +16,7 @@ recommended.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -138,9 +139,12 @@ def tune(trajectories: Sequence[Trajectory], *, window: int,
     """
     chosen = dict(variants if variants is not None else TUNE_VARIANTS)
     chosen = {"defaults": {}, **{k: v for k, v in chosen.items() if k != "defaults"}}
-    rows = mark_frontier(frontier_rows(trajectories, budget=window, variants=chosen,
-                                       peers=peers, window=f"{window:,}", counter=counter,
-                                       progress=progress))
+    rows = frontier_rows(trajectories, budget=window, variants=chosen, peers=peers,
+                         window=f"{window:,}", counter=counter, progress=progress)
+    # the defaults' recency is the floor, so that the table's frontier marks what the rule
+    # would choose from
+    floor = next(_shown(r.recency) for r in rows if r.policy == variant_label("defaults"))
+    rows = mark_frontier([dataclasses.replace(r, recency_floor=floor) for r in rows])
     best, reason = recommend(rows)
     config = AutoContextConfig(max_tokens=window, **best.overrides)
     return TuneResult(window=window, rows=tuple(rows), recommended=best, config=config,
