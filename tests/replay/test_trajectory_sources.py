@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain.agents import create_agent
@@ -22,7 +23,7 @@ from traced_runs import GenAISpans, RecordingClient, tracer_and_exporter, write_
 from ctxmgr import AutoContextConfig, InvalidMessageError
 from ctxmgr.cli import main
 from ctxmgr.replay import load_trajectories
-from ctxmgr.replay.sources import detect_format
+from ctxmgr.replay.sources import ModelCall, detect_format, merge_calls
 from ctxmgr_langgraph import ContextMiddleware
 from ctxmgr_langgraph.testing import RecordedRun
 
@@ -128,3 +129,35 @@ def test_thread_picks_the_runs_of_a_messages_file_by_id() -> None:
 
     picked = load_trajectories([TAU], threads=["tau-airline-2-t0", "tau-airline-8-t0"])
     assert [t.id for t in picked] == ["tau-airline-2-t0", "tau-airline-8-t0"]
+
+
+def test_langsmith_runs_without_a_thread_are_one_run_per_trace(tmp_path: Path) -> None:
+    """Stateless invokes, each handed the whole history: five traces, five runs, the
+    last one the whole conversation."""
+    client = RecordingClient()
+    tracer = LangChainTracer(client=client, project_name="support")  # type: ignore[arg-type]
+    run = RecordedRun.from_messages(conversation(tmp_path).messages)
+    agent = create_agent(run.model(), run.tools(), system_prompt=run.system_prompt)
+    history: list[Any] = []
+    for turn in range(len(run.turns)):
+        history = agent.invoke({"messages": [*history, *run.inputs(turn)]},
+                               {"callbacks": [tracer]})["messages"]
+    runs = load_trajectories([client.export(tmp_path / "runs.jsonl")])
+    traces = {r["trace_id"] for r in client.runs.values()}
+    assert len(runs) == 5 and {t.id for t in runs} == {str(t) for t in traces}
+    [(_, tokens), (_, expected)] = prompt_tokens([runs[-1], conversation(tmp_path)])
+    assert within_one_percent(tokens, expected)
+
+
+def test_a_side_call_in_a_trace_is_not_a_step_of_the_run() -> None:
+    """A summarizer's request between two steps does not hold the previous answer."""
+    user = {"role": "user", "content": "fix the bug"}
+    step1 = {"role": "assistant", "content": "looking"}
+    side = ModelCall(prompt=({"role": "user", "content": "summarize: ..."},),
+                     answer=({"role": "assistant", "content": "a summary"},), order=(2,))
+    calls = [ModelCall(prompt=(user,), answer=(step1,), order=(1,)), side,
+             ModelCall(prompt=({"role": "user", "content": "a summary"}, step1,
+                               {"role": "user", "content": "and the test?"}),
+                       answer=({"role": "assistant", "content": "done"},), order=(3,))]
+    assert [m["content"] for m in merge_calls(calls)] == [
+        "fix the bug", "looking", "and the test?", "done"]
