@@ -58,7 +58,7 @@ the reader a :data:`~ctxmgr.replay.sources.base.SourceReader`."""
 _EXTRAS = {"langgraph": "langgraph"}
 """The extra that installs each framework source."""
 _SQLITE_HEADER = b"SQLite format 3\x00"
-_DB_SCHEMES = ("postgres://", "postgresql://", "postgresql+psycopg://")
+_DB_SCHEMES = ("postgres://", "postgresql://")
 _DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 _JSON_FORMATS = ("messages", "langsmith", "otlp")
 
@@ -66,7 +66,8 @@ _READERS: dict[str, SourceReader] = {}
 
 
 def register_source(name: str, reader: SourceReader) -> None:
-    """Make ``reader`` the one behind ``format=name`` (replaces a registered one)."""
+    """Make ``reader`` the one behind ``format=name`` (replaces a registered one; a
+    registered format is read when named, never detected)."""
     _READERS[name] = reader
 
 
@@ -93,12 +94,14 @@ def detect_format(target: str | Path) -> str:
         InvalidMessageError: a file in no known format (one line naming it).
         OSError: a file that cannot be read.
     """
-    if is_database_uri(str(target)):
+    if is_database_uri(str(target)) or _is_sqlite(target):
         return "langgraph"
-    with open(target, "rb") as f:
-        if f.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER:
-            return "langgraph"
     return _detect_records(_records(Path(target)), str(target))
+
+
+def _is_sqlite(target: str | Path) -> bool:
+    with open(target, "rb") as f:
+        return f.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
 
 
 def read_source(target: str | Path, *, format: str = "auto",
@@ -115,15 +118,20 @@ def read_source(target: str | Path, *, format: str = "auto",
     if format not in FORMATS and format not in _READERS:
         raise ConfigError(f"unknown trajectory format {format!r}; choose from "
                           f"{', '.join(FORMATS)}")
-    text = str(target)
-    if format == "auto":
-        format = detect_format(target)
+    text, path = str(target), Path(target)
+    records: list[tuple[Any, str, str]] | None = None
+    if format == "auto":  # parsed once: to tell the format, then to read it
+        if is_database_uri(text) or _is_sqlite(target):
+            format = "langgraph"
+        else:
+            records = _records(path)
+            format = _detect_records(records, text)
     if format in _READERS:
         return _READERS[format](text, options)
     if format not in _JSON_FORMATS:
         return _framework_reader(format)(text, options)
-    path = Path(target)
-    records = _records(path)
+    if records is None:
+        records = _records(path)
     if format == "messages":
         runs = read_messages_records(records, system_prompt=options.system_prompt)
         return [t for t in runs if options.threads is None or t.id in options.threads]
