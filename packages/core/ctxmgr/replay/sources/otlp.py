@@ -6,10 +6,12 @@ per file, ``resourceSpans[].scopeSpans[].spans[]``, attributes as ``{"key", "val
 {"stringValue" | "intValue" | ...}}``. Both spellings of the field names (``traceId``,
 ``trace_id``) and of the ids (hex, base64) are read.
 
-Semantic conventions read (GenAI, development status; checked against the
-``open-telemetry/semantic-conventions`` repository at v1.44.0):
+Semantic conventions read (GenAI, development status), as ``open-telemetry/
+semantic-conventions`` defines them up to v1.41.0 (read at v1.44.0; from v1.42.0 the GenAI
+conventions live in ``semantic-conventions-genai``, which this reader was not checked
+against):
 
-* **attributes, v1.37.0 and later:** ``gen_ai.system_instructions``,
+* **attributes, v1.37.0 to v1.41.0:** ``gen_ai.system_instructions``,
   ``gen_ai.input.messages`` and ``gen_ai.output.messages`` on the inference span, as
   JSON text (or structured values): messages of ``{"role", "parts": [...]}`` whose parts
   are ``text`` (``content``), ``tool_call`` (``id``, ``name``, ``arguments``) and
@@ -19,7 +21,10 @@ Semantic conventions read (GenAI, development status; checked against the
   ``gen_ai.system.message``, ``gen_ai.user.message``, ``gen_ai.assistant.message``
   (``tool_calls`` in OpenAI's shape), ``gen_ai.tool.message`` (``id`` is the call's) and
   ``gen_ai.choice`` (``message``), each event's body either in one
-  ``gen_ai.event.content`` attribute as JSON or as one attribute per body field;
+  ``gen_ai.event.content`` attribute as JSON or as one attribute per body field (the
+  conventions define these as log events with a body; instrumentations that trace them
+  attach them to the span like this, and that is what is read: an OTLP logs file,
+  ``resourceLogs``, is not);
 * and the first span events, v1.26.0 and v1.27.0: ``gen_ai.content.prompt`` /
   ``gen_ai.content.completion`` with ``gen_ai.prompt`` / ``gen_ai.completion`` JSON.
 
@@ -46,7 +51,8 @@ from ctxmgr.replay.sources.calls import ModelCall, merge_calls
 
 __all__ = ["SEMCONV_VERSIONS", "is_otlp_request", "read_otlp_requests"]
 
-SEMCONV_VERSIONS = "GenAI semantic conventions v1.37.0+ attributes; v1.28.0-v1.36.0 events"
+SEMCONV_VERSIONS = ("OpenTelemetry GenAI semantic conventions: the message attributes of "
+                    "v1.37.0-v1.41.0, the per-message events of v1.28.0-v1.36.0")
 """The semantic-conventions versions this reader follows (see the module docstring)."""
 
 _INFERENCE = frozenset({"chat", "text_completion", "generate_content"})
