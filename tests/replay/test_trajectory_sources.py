@@ -161,3 +161,21 @@ def test_a_side_call_in_a_trace_is_not_a_step_of_the_run() -> None:
                        answer=({"role": "assistant", "content": "done"},), order=(3,))]
     assert [m["content"] for m in merge_calls(calls)] == [
         "fix the bug", "looking", "and the test?", "done"]
+
+
+@pytest.mark.parametrize("data", [
+    {"resourceSpans": 3},
+    {"resourceSpans": [{"scopeSpans": [{"spans": [{"events": 7}]}]}]},
+    {"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [
+        {"key": "gen_ai.input.messages", "value": {"stringValue": "{not json"}}]}]}]}]},
+    [{"run_type": "llm", "trace_id": "t", "inputs": {"messages": [[{
+        "lc": 1, "type": "constructor", "id": ["HumanMessage"], "kwargs": "?"}]]}}],
+    [{"run_type": "llm", "trace_id": "t", "inputs": {"messages": [["hi"]]}}],
+], ids=["resourceSpans", "events", "input messages", "kwargs", "message"])
+def test_a_damaged_trace_file_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], data: object) -> None:
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["replay", str(path), "--policy", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err

@@ -129,6 +129,9 @@ def _message(raw: Any, where: str) -> dict[str, Any]:
         raise InvalidMessageError(f"{where}: a message that is not an object: {raw!r:.60}")
     if raw.get("lc") == 1 and isinstance(raw.get("id"), list) and raw["id"]:
         kind, fields = str(raw["id"][-1]), raw.get("kwargs") or {}
+        if not isinstance(fields, dict):
+            raise InvalidMessageError(f"{where}: a serialised {kind} whose kwargs are not "
+                                      "an object")
     elif "role" in raw and "type" not in raw:
         return _openai(raw)
     elif isinstance(raw.get("data"), dict) and "type" in raw:  # messages_to_dict

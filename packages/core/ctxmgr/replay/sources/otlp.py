@@ -116,14 +116,21 @@ def _get(d: dict[str, Any], camel: str, snake: str) -> Any:
     return d.get(camel, d.get(snake))
 
 
+def _objects(value: Any, where: str, what: str) -> list[dict[str, Any]]:
+    """``value`` when it is a list of objects (``None``: none), else one clear error."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise InvalidMessageError(f"{where}: {what} must be a list of objects")
+    return value
+
+
 def _spans(request: dict[str, Any], where: str) -> Iterator[dict[str, Any]]:
-    for resource in _get(request, "resourceSpans", "resource_spans") or ():
-        for scope in (_get(resource, "scopeSpans", "scope_spans") or ()
-                      if isinstance(resource, dict) else ()):
-            for span in (scope.get("spans") or () if isinstance(scope, dict) else ()):
-                if not isinstance(span, dict):
-                    raise InvalidMessageError(f"{where}: a span that is not an object")
-                yield span
+    for resource in _objects(_get(request, "resourceSpans", "resource_spans"), where,
+                             "resourceSpans"):
+        for scope in _objects(_get(resource, "scopeSpans", "scope_spans"), where,
+                              "scopeSpans"):
+            yield from _objects(scope.get("spans"), where, "spans")
 
 
 def _value(v: Any) -> Any:
@@ -136,7 +143,7 @@ def _value(v: Any) -> Any:
             return v[key]
     for key in ("intValue", "int_value"):
         if key in v:
-            return int(v[key])
+            return _int(v[key])
     for key in ("arrayValue", "array_value"):
         if key in v:
             return [_value(x) for x in (v[key] or {}).get("values") or ()]
@@ -144,6 +151,14 @@ def _value(v: Any) -> Any:
         if key in v:
             return _attributes((v[key] or {}).get("values"))
     return None
+
+
+def _int(value: Any) -> Any:
+    """An int64 as OTLP/JSON writes it (a string of digits), or the value as it is."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value if isinstance(value, str) else 0
 
 
 def _attributes(raw: Any) -> dict[str, Any]:
@@ -168,19 +183,20 @@ def _call(span: dict[str, Any], where: str) -> ModelCall | None:
     if operation is not None and operation not in _INFERENCE:
         return None
     events = [(str(e.get("name", "")), _attributes(e.get("attributes")))
-              for e in span.get("events") or () if isinstance(e, dict)]
+              for e in _objects(span.get("events"), where, "events")]
     where = f"{where} span {span.get('name', '')!r}"
     prompt: list[dict[str, Any]] | None = None
     answer: list[dict[str, Any]] = []
     if "gen_ai.input.messages" in attrs:
-        prompt = [m for raw in _json(attrs["gen_ai.input.messages"], where,
-                                     "gen_ai.input.messages") or ()
+        inputs = _json(attrs["gen_ai.input.messages"], where, "gen_ai.input.messages")
+        prompt = [m for raw in _objects(inputs, where, "gen_ai.input.messages")
                   for m in _parts_message(raw)]
         instructions = _json(attrs.get("gen_ai.system_instructions"), where,
                              "gen_ai.system_instructions")
         if instructions:
             prompt.insert(0, {"role": "system", "content": _parts_text(instructions)})
-        outputs = _json(attrs.get("gen_ai.output.messages"), where, "gen_ai.output.messages")
+        outputs = _objects(_json(attrs.get("gen_ai.output.messages"), where,
+                                 "gen_ai.output.messages"), where, "gen_ai.output.messages")
         if outputs:
             answer = _parts_message(outputs[0])
     elif any(name in _EVENT_ROLES for name, _ in events):
@@ -188,14 +204,17 @@ def _call(span: dict[str, Any], where: str) -> ModelCall | None:
     elif any(name == "gen_ai.content.prompt" for name, _ in events):
         for name, ev in events:
             if name == "gen_ai.content.prompt":
-                prompt = [_openai(m) for m in _json(ev.get("gen_ai.prompt"), where,
-                                                    "gen_ai.prompt") or ()]
+                prompt = [_openai(m) for m in _objects(
+                    _json(ev.get("gen_ai.prompt"), where, "gen_ai.prompt"), where,
+                    "gen_ai.prompt")]
             elif name == "gen_ai.content.completion":
-                done = _json(ev.get("gen_ai.completion"), where, "gen_ai.completion") or ()
+                done = _objects(_json(ev.get("gen_ai.completion"), where,
+                                      "gen_ai.completion"), where, "gen_ai.completion")
                 answer = [_openai(m) for m in done[:1]]
     if prompt is None:
         return None
-    start = int(_get(span, "startTimeUnixNano", "start_time_unix_nano") or 0)
+    start = _int(_get(span, "startTimeUnixNano", "start_time_unix_nano") or 0)
+    start = start if isinstance(start, int) else 0
     return ModelCall(prompt=tuple(prompt), answer=tuple(answer),
                      order=(start, str(_get(span, "spanId", "span_id") or "")))
 
