@@ -49,10 +49,12 @@ def merge_calls(calls: Sequence[ModelCall]) -> list[dict[str, Any]]:
         if previous is None:
             history = [*call.prompt, *call.answer]
         else:
-            keys = [_key(m) for m in call.prompt]
-            if previous not in keys:
+            # from the end: the previous answer is near it, and a long prompt is not
+            # serialised whole for each call
+            last = next((i for i in range(len(call.prompt) - 1, -1, -1)
+                         if _key(call.prompt[i]) == previous), None)
+            if last is None:
                 continue  # a side call: not a step of this run
-            last = len(keys) - 1 - keys[::-1].index(previous)
             history += [*call.prompt[last + 1:], *call.answer]
         previous = _key(call.answer[-1])
     return history
