@@ -66,6 +66,7 @@ from ctxmgr.session import (
     merge_session_state,
     session_label,
 )
+from ctxmgr.settings import config_from_env
 from ctxmgr.store import delete_session
 from ctxmgr_llamaindex.convert import to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
@@ -253,7 +254,9 @@ class ContextMemory(BaseMemory):
                 ``summarizer=LlamaIndexSummarizer(llm)``.
             max_tokens: the model's context window (``token_limit`` is an alias, the
                 name LlamaIndex's memories use).
-            config: every other compression setting (``max_tokens`` overrides its own).
+            config: every other compression setting (``max_tokens`` overrides its own);
+                default: from the ``CTXMGR_<FIELD>`` environment variables, else the
+                defaults.
             session_id: names the conversation (offload and memo namespace); default a
                 fresh id.
             project: the project namespace; default derived from the working directory.
@@ -275,7 +278,7 @@ class ContextMemory(BaseMemory):
         Raises:
             ConfigError: a bad setting or switch value, or a window larger than ``llm``'s.
         """
-        cfg = config or AutoContextConfig()
+        cfg = config or config_from_env()
         window = max_tokens if max_tokens is not None else token_limit
         if window is None and config is None and llm is not None:
             window = llm.metadata.context_window

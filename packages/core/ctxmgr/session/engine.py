@@ -54,7 +54,7 @@ from ctxmgr.session.state import (
     archive_changes,
     merge_session_state,
 )
-from ctxmgr.settings import Settings
+from ctxmgr.settings import Settings, config_from_env
 from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
 from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_guard import never_raises
@@ -110,7 +110,9 @@ class SessionEngine:
                                                         answer.input_tokens))
 
     Args:
-        config: window, trigger and strategies.
+        config: window, trigger and strategies; default: from the ``CTXMGR_<FIELD>``
+            environment variables (:func:`~ctxmgr.settings.config_from_env`), else the
+            defaults.
         counter: token counter; default exact tiktoken.
         summarizer: object with ``summarize`` / ``asummarize``; default the deterministic
             extractive summarizer; ``None``: only the strategies that need no summary.
@@ -150,7 +152,7 @@ class SessionEngine:
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         store_retry: StoreRetry = DEFAULT_STORE_RETRY,
     ) -> None:
-        config = config or AutoContextConfig()
+        config = config or config_from_env()
         if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
         if reserve_output_tokens is not None:  # validated by the config itself
