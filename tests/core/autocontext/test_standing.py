@@ -292,7 +292,9 @@ def test_a_restatement_is_told_by_its_values_whatever_grammar_word_follows_a_num
 def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> None:
     a = "The warehouse code changed this morning to WH-1001."
     b = "The ticket changed this morning to TCK-2002."
-    assert supersedes(b, a)  # alone, the shared words look like one subject
+    # "changed this morning to" says when and how, not what: not even alone
+    assert not supersedes(b, a)
+    assert supersedes("The warehouse code is now WH-2002.", a)  # "warehouse code" names it
     conversation = said(a, b, "The order changed this morning to ORD-3003.",
                         "The host changed this morning to db-4.internal.")
     assert texts(latest(conversation)) == texts(conversation)  # four things, four values

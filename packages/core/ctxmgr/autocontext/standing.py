@@ -131,6 +131,13 @@ _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")
 _NUMBER_UNIT = re.compile(r"(?<![\w/.@-])\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
 """A number on its own (not inside an id like ``walrus-94``), and the word after it."""
+_DETERMINERS = frozenset(("the", "a", "an", "my", "our", "your", "this", "that", "these",
+                          "those", "its", "their"))
+"""Words that open a noun phrase: "the export" names a thing, "changed this" does not."""
+_TIME_WORDS = frozenset(("morning", "afternoon", "evening", "night", "tonight", "today",
+                         "tomorrow", "yesterday", "week", "month", "year", "minute", "hour",
+                         "moment", *_WEEKDAYS))
+"""Words that say when (singular: :func:`_phrases` strips a plural ``s``)."""
 _LETTERS = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _APOSTROPHE = re.compile(r"['’]")
 SUBJECT_MAX_DF = 3
@@ -337,7 +344,7 @@ def supersedes(later: str, earlier: str, *,
         return True  # every value said again: a restatement, whatever the wording
     shared = _phrases(later) & _phrases(earlier)
     if any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
-           for pair in shared):
+           for pair in shared if _naming(pair) or pair[0] in _DETERMINERS):
         return True
     # other words for the same measure: the only two statements that count in this unit
     # ("under 222 minutes", "outages can now go as high as 199 minutes")
@@ -357,8 +364,10 @@ def _naming(pair: tuple[str, str]) -> bool:
 
 
 def _content(word: str) -> bool:
-    """A content word: four letters or more, not a grammar word."""
-    return len(word) >= 4 and word not in _STOP
+    """A content word: four letters or more, not a grammar word, not a word for a time
+    ("changed this morning to" says when, not what: two updates of different things
+    share it)."""
+    return len(word) >= 4 and word not in _STOP and word not in _TIME_WORDS
 
 
 @lru_cache(maxsize=8192)
