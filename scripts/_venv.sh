@@ -42,8 +42,8 @@ if current "$EXTRA" || { [ "$EXTRA" = demo ] && current dev; }; then
   :  # installed from this pyproject.toml already
 else
   case "$EXTRA" in
-    demo) say "installing ctxmgr[demo] into $VENV: the demo's LangGraph agent, about 45 packages (first run only)" ;;
-    dev) say "installing ctxmgr[dev] into $VENV: every extra and the test tools, about 150 packages (first run only, a few minutes)" ;;
+    demo) say "installing ctxmgr[demo] into $VENV: the LangGraph agent the demo runs, about 50 packages and 130 MB (first run only)" ;;
+    dev) say "installing ctxmgr[dev] into $VENV: every extra and the test tools, about 135 packages and 630 MB (first run only, a few minutes)" ;;
     *) say "installing ctxmgr[$EXTRA] into $VENV" ;;
   esac
   # pip's own lines (each package collected, a bar per download) show the progress.
