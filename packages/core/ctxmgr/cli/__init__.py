@@ -52,9 +52,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 2 bad input, 130 interrupted)."""
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
     except SystemExit as exc:  # --help, --version, or an argument error already printed
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if extra and not _late_positionals(args, extra):
+        command = f"ctxmgr {args.command}" if args.command else "ctxmgr"
+        print(f"{command}: error: unrecognized arguments: {' '.join(extra)} (see {command} "
+              "--help)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not args.command:
         parser.print_help()
         return EXIT_OK
@@ -70,6 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"ctxmgr {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _late_positionals(args: argparse.Namespace, extra: list[str]) -> bool:
+    """Give a sub-command the positionals argparse left over: an optional positional
+    after an option (``memo read --session S KEY``) is not matched by argparse itself."""
+    take = getattr(_COMMANDS.get(args.command or ""), "take_positionals", None)
+    return bool(take is not None and take(args, extra))
 
 
 def _one_line_warning(command: str) -> Callable[..., None]:

@@ -32,7 +32,7 @@ from ctxmgr.cli._common import CLI_PROJECT, UsageError
 from ctxmgr.store.base import Namespace, Store
 
 __all__ = ["MIN_PREFIX", "STORE_URI_GROUP", "Found", "Location", "add_location_arguments",
-           "open_location", "parse_offload_id", "resolve_offload"]
+           "open_location", "parse_offload_id", "project_label", "resolve_offload"]
 
 STORE_URI_GROUP = "ctxmgr.store_uris"
 """Entry points by URI scheme: ``open(uri) -> context manager of a ctxmgr Store``."""
@@ -142,11 +142,23 @@ def open_location(args: argparse.Namespace) -> Iterator[Location]:
 def _projects(given: str | None, dir_name: Any) -> tuple[str, ...]:
     if given is None:
         return tuple(dict.fromkeys((dir_name(), CLI_PROJECT)))
+    return (project_label(given),)
+
+
+def project_label(given: str) -> str:
+    """The project ``--project`` names: a folder's path (an agent's working directory)
+    becomes its label as the adapters derive it; anything else is the label itself.
+
+    Raises:
+        UsageError: an empty value.
+    """
+    from ctxmgr.store.files import project_dir_name
+
     if not given:
         raise UsageError("--project: give a project label or a folder path, got ''")
     if os.sep in given or (os.altsep and os.altsep in given) or os.path.isdir(given):
-        return (dir_name(given),)
-    return (given,)
+        return project_dir_name(given)
+    return given
 
 
 @contextmanager
