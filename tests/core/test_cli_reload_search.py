@@ -135,3 +135,15 @@ def test_search_with_nothing_offloaded_says_where_it_looked(tmp_path: Path) -> N
     line = assert_one_error_line(cli("search", "x", "--home", tmp_path, "--project", "empty"),
                                  "search")
     assert "nothing offloaded in every session of project empty" in line
+
+
+def test_memo_project_takes_the_agents_folder_as_reload_does(tmp_path: Path) -> None:
+    from ctxmgr import project_dir_name
+
+    work = tmp_path / "agent-workdir"
+    work.mkdir()
+    MemoStore(FileStore(tmp_path / "h"), session="s1", project=project_dir_name(work)).write(
+        "plan", "the plan's text", "the plan")
+    run = cli("memo", "read", "plan", "--home", tmp_path / "h", "--project", work)
+    assert run.rc == 0, run.err
+    assert run.out == "the plan's text"
