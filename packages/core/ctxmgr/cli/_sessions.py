@@ -146,8 +146,10 @@ def _projects(given: str | None, dir_name: Any) -> tuple[str, ...]:
 
 
 def project_label(given: str) -> str:
-    """The project ``--project`` names: a folder's path (an agent's working directory)
-    becomes its label as the adapters derive it; anything else is the label itself.
+    """The project ``--project`` names: a folder's path (an agent's working directory:
+    anything with a path separator, ``.``, ``..`` or ``~...``) becomes its label as the
+    adapters derive it; anything else is the label itself (even when a folder of that
+    name is here: ``--project ./NAME`` means the folder).
 
     Raises:
         UsageError: an empty value.
@@ -156,8 +158,9 @@ def project_label(given: str) -> str:
 
     if not given:
         raise UsageError("--project: give a project label or a folder path, got ''")
-    if os.sep in given or (os.altsep and os.altsep in given) or os.path.isdir(given):
-        return project_dir_name(given)
+    if (os.sep in given or (os.altsep and os.altsep in given) or given in (".", "..")
+            or given.startswith("~")):
+        return project_dir_name(os.path.expanduser(given))
     return given
 
 
