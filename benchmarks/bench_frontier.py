@@ -29,28 +29,31 @@ import platform
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
+from ctxmgr.autocontext import AutoContextConfig
 from ctxmgr.errors import CtxmgrError
 from ctxmgr.messages import Message
 from ctxmgr.pairing import tool_groups
 from ctxmgr.replay import (
-    FakeSummarizer,
     PolicyContext,
     PolicyResult,
     Trajectory,
     available_policies,
     count_model_calls,
-    create_policy,
     load_trajectories,
     policy_status,
-    replay,
 )
-from ctxmgr.replay.ctxmgr_policy import CtxmgrPolicy
-from ctxmgr.replay.metrics import aggregate_row
+from ctxmgr.replay.frontier import (
+    CTXMGR,
+    REFERENCE,
+    FrontierRow,
+    format_table,
+    frontier_rows,
+    mark_frontier,
+    variant_label,
+)
 from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.tokens import default_counter
 
@@ -103,24 +106,6 @@ SWE runs, the recency a row needs to be on the frontier). The conversations stay
 12,000 tokens, so only the SWE runs are managed at 32k and 16k. The recency floors are
 the ones the defaults are held to: a row that saves by cutting the last tool results
 the agent is working with is not a candidate, however many facts it keeps."""
-
-BASELINE, PEER, CTXMGR, REFERENCE = "baseline", "peer", "ctxmgr", "reference"
-
-
-class VariantPolicy(CtxmgrPolicy):
-    """The ctxmgr policy with some knobs set."""
-
-    def __init__(self, context: PolicyContext, name: str, overrides: dict[str, Any]) -> None:
-        self.overrides = overrides
-        super().__init__(context)
-        self.name = name
-
-    def reset(self) -> None:
-        self.memory = AutoContextMemory(
-            AutoContextConfig(max_tokens=self.context.budget, **self.overrides),
-            counter=self.context.counter, summarizer=self.context.summarizer)
-        self._seen = 0
-
 
 IDEAL_WORKING_SET = 3
 """Tool groups the idealised references keep verbatim, as ctxmgr's default working set."""
@@ -179,66 +164,6 @@ def _droppable(history: Sequence[Message], dropped: set[str]) -> list[list[Messa
     return units
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FrontierRow:
-    """One policy or ctxmgr variant in one window; costs are relative to ``none``."""
-
-    window: str
-    policy: str
-    kind: str
-    """``baseline`` (none), ``peer`` or ``ctxmgr`` (a variant, the defaults included)."""
-    cost: float
-    fact_availability: float
-    recency: float
-    user_retention: float
-    """Earlier user messages still in the prompt, verbatim or by their standing content."""
-    actions_retained: float
-    """Earlier tool calls whose name and key argument the prompt still holds."""
-    cost_with_recovery: float
-    over_budget_calls: int
-    task_lost: int
-    pairing_violations: int
-    recency_floor: float = 0.0
-    """The window's recency floor (see :data:`WINDOWS`)."""
-    frontier: bool = False
-
-    @property
-    def eligible(self) -> bool:
-        """Only a policy whose every prompt fits, keeps the task, pairs its tool calls and
-        keeps the last tool results verbatim as often as the window's floor asks can be
-        on the frontier: anything is cheap if it may break the call or blind the agent.
-        The idealised references never are (they are bounds, not policies)."""
-        return self.kind != REFERENCE and not (
-            self.over_budget_calls or self.task_lost or self.pairing_violations
-            or round(self.recency, SHOWN) < self.recency_floor)
-
-
-def variant_label(name: str) -> str:
-    """The row label of a ctxmgr variant (``ctxmgr defaults`` for the defaults)."""
-    return f"ctxmgr {name}"
-
-
-SHOWN = 3
-"""Decimals of the table; the frontier compares at this precision, below which the
-figures move between runs (offload ids are random and tokenize unevenly)."""
-
-
-def _dominates(a: FrontierRow, b: FrontierRow) -> bool:
-    ac, af = round(a.cost, SHOWN), round(a.fact_availability, SHOWN)
-    bc, bf = round(b.cost, SHOWN), round(b.fact_availability, SHOWN)
-    return ac <= bc and af >= bf and (ac < bc or af > bf)
-
-
-def mark_frontier(rows: Sequence[FrontierRow]) -> list[FrontierRow]:
-    """``rows`` with ``frontier`` set: per window, an eligible row (no call over budget,
-    none that lost the task, no pairing violation) that no other eligible row of that
-    window dominates (costs as much or less and keeps as many facts or more, one of the
-    two strictly, at the table's three decimals). Ineligible rows are never on it."""
-    eligible = [r for r in rows if r.eligible]
-    return [dataclasses.replace(r, frontier=r.eligible and not any(
-        o.window == r.window and _dominates(o, r) for o in eligible)) for r in rows]
-
-
 def _is_tau(t: Trajectory) -> bool:
     return t.id.startswith("tau") or "tau-bench" in t.source
 
@@ -248,46 +173,11 @@ def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
                   recency_floor: float = 0.0, references: bool = True) -> list[FrontierRow]:
     """Replay ``none``, the peers, the variants and (``references``) the idealised
     drop policies in one pass; rows before marking."""
-    counter = default_counter()
-    summarizer = FakeSummarizer(counter)
-    context = PolicyContext(budget=budget, counter=counter, summarizer=summarizer)
-    ideals = [IdealDropPolicy(context, everything=e) for e in (False, True) if references]
-    policies = [create_policy("none", context), *(create_policy(p, context) for p in peers),
-                *ideals,
-                *(VariantPolicy(context, variant_label(v), o) for v, o in variants.items())]
-    kinds = {"none": BASELINE, **{p: PEER for p in peers}, **{i.name: REFERENCE for i in ideals},
-             **{variant_label(v): CTXMGR for v in variants}}
-    report = replay(trajectories, policies, budget=budget, counter=counter,
-                    summarizer=summarizer)
-    rows = []
-    for name, kind in kinds.items():
-        a = aggregate_row(report.runs[name].results, budget)
-        rows.append(FrontierRow(
-            window=window, policy=name, kind=kind, cost=a["effective_cost_ratio"],
-            fact_availability=a["fact_availability"], recency=a["recency"],
-            user_retention=a["user_retention"], actions_retained=a["actions_retained"],
-            cost_with_recovery=a["cost_with_recovery_ratio"],
-            over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
-            pairing_violations=a["pairing_violations"], recency_floor=recency_floor))
-    return rows
+    def ideals(context: PolicyContext) -> list[IdealDropPolicy]:
+        return [IdealDropPolicy(context, everything=e) for e in (False, True) if references]
 
-
-def format_table(rows: Sequence[FrontierRow], title: str | None = None) -> str:
-    """One window's rows as a Markdown table (the defaults in bold)."""
-    lines = [f"**{title}**", ""] if title else []
-    lines += ["| window | policy or variant | cost / none | fact availability | recency "
-              "| user retention | actions retained | cost with recovery / none | over budget "
-              "| task lost | pairing | frontier |",
-              "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
-    for r in rows:
-        name = f"**{r.policy}**" if r.policy == variant_label("defaults") else r.policy
-        mark = "**frontier**" if r.frontier else _why_not(r)
-        lines.append(
-            f"| {r.window} | {name} | {r.cost:.3f} | {r.fact_availability:.3f} | "
-            f"{r.recency:.3f} | {r.user_retention:.3f} | {r.actions_retained:.3f} | "
-            f"{r.cost_with_recovery:.3f} | {r.over_budget_calls:,} | "
-            f"{r.task_lost:,} | {r.pairing_violations:,} | {mark} |")
-    return "\n".join(lines)
+    return frontier_rows(trajectories, budget=budget, variants=variants, peers=peers,
+                         window=window, recency_floor=recency_floor, references=ideals)
 
 
 _PEER_MARKERS = ("s", "^", "v", "D", "P", "X", "h", "<", ">", "p")
@@ -509,16 +399,6 @@ def _peers(names: Sequence[str] | None) -> list[str]:
         if status[name] is not None:
             raise ValueError(str(status[name]))
     return [n for n in dict.fromkeys(names) if n != "none"]
-
-
-def _why_not(r: FrontierRow) -> str:
-    if r.eligible:
-        return ""
-    if r.kind == REFERENCE:
-        return "reference"
-    if r.over_budget_calls or r.task_lost or r.pairing_violations:
-        return "not eligible"
-    return "below the recency floor"
 
 
 def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],

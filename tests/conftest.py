@@ -16,6 +16,7 @@ from profiles import LONG
 from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.settings import config_env_names
 from ctxmgr.tokens import bpe, counters
 
 # CI explores the same examples on every run, so a red build is reproducible; local runs
@@ -61,6 +62,8 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CTXMGR_HOME", str(home))
     monkeypatch.delenv("CTXMGR_MESSAGE_ARCHIVING", raising=False)
     monkeypatch.delenv("CTXMGR_MEMO", raising=False)
+    for name in config_env_names():  # the compressor's knobs (CTXMGR_TOKEN_RATIO, ...)
+        monkeypatch.delenv(name, raising=False)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

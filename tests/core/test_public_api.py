@@ -41,14 +41,15 @@ PUBLIC = {
         "validate_memo_key", "validate_pairing",
     ],
     "ctxmgr_langgraph": [
-        "CONTEXT_KEY", "ContextAgentState", "ContextHook", "ContextMiddleware",
+        "COMPRESSION_EVENT", "CONTEXT_KEY", "ContextAgentState", "ContextHook", "ContextMiddleware",
         "ContextMiddlewareState", "ContextNode", "ContextState", "DEFAULT_PREFIX",
         "LangChainSummarizer", "LangGraphStore", "from_langchain", "merge_context_state",
         "resolve_store", "to_langchain",
     ],
     "ctxmgr_llamaindex": [
-        "ContextFunctionAgent", "ContextMemory", "ContextReActAgent", "LlamaIndexConverter",
-        "LlamaIndexKVStore", "LlamaIndexSummarizer", "from_llamaindex", "to_llamaindex",
+        "ContextCompressionEvent", "ContextFunctionAgent", "ContextMemory", "ContextReActAgent",
+        "LlamaIndexConverter", "LlamaIndexKVStore", "LlamaIndexSummarizer", "from_llamaindex",
+        "to_llamaindex",
     ],
 }
 """Exactly the names each package promises, sorted."""

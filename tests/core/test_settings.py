@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from ctxmgr.errors import ConfigError
-from ctxmgr.settings import Settings, parse_bool
+from ctxmgr.settings import (
+    Settings,
+    config_env_names,
+    config_env_vars,
+    config_from_env,
+    parse_bool,
+)
 
 
 def test_both_tools_are_off_by_default(_isolated_home: Path) -> None:
@@ -136,3 +142,47 @@ def test_a_dotenv_file_can_be_named_or_ignored(tmp_path: Path) -> None:
 
     assert (named.memo, named.message_archiving) == (True, False)
     assert (ignored.memo, ignored.message_archiving) == (False, False)
+
+
+# ------------------------------------------------------------------ the compressor's knobs
+
+
+def test_the_environment_sets_the_compressor_s_knobs_when_no_config_is_given(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxmgr import AutoContextConfig, SessionEngine
+
+    monkeypatch.setenv("CTXMGR_MAX_TOKENS", "32000")
+    monkeypatch.setenv("CTXMGR_TOKEN_RATIO", "0.8")
+    monkeypatch.setenv("CTXMGR_DISABLED_STRATEGIES", "6, 7")
+    monkeypatch.setenv("CTXMGR_CACHED_TOKEN_PRICE", "none")
+    expected = AutoContextConfig(max_tokens=32_000, token_ratio=0.8,
+                                 disabled_strategies={6, 7}, cached_token_price=None)
+
+    assert config_from_env() == expected
+    assert SessionEngine().config == expected  # what every adapter builds on
+    given = AutoContextConfig(max_tokens=8000)
+    assert SessionEngine(given).config == given  # a config in code is used as given
+
+
+def test_a_dotenv_file_sets_knobs_and_bad_values_name_the_variable(tmp_path: Path) -> None:
+    (tmp_path / "knobs.env").write_text("CTXMGR_TARGET_RATIO=0.2\nCTXMGR_LAST_KEEP=many\n")
+
+    with pytest.raises(ConfigError, match=r"CTXMGR_LAST_KEEP \(in .*knobs.env\) must be an "
+                                          "integer, got 'many'"):
+        config_from_env(environ={}, dotenv_path=tmp_path / "knobs.env")
+    with pytest.raises(ConfigError, match="token_ratio must be in"):
+        config_from_env(environ={"CTXMGR_TOKEN_RATIO": "1.5"}, use_dotenv=False)
+
+
+def test_a_config_written_as_variables_reads_back_the_same() -> None:
+    from ctxmgr import AutoContextConfig
+
+    config = AutoContextConfig(max_tokens=16_000, keep_tool_results=5, record_chars=2000,
+                               never_compress_tools={"read_skill"}, cached_token_price=None)
+    variables = config_env_vars(config)
+
+    assert variables == {"CTXMGR_MAX_TOKENS": "16000", "CTXMGR_KEEP_TOOL_RESULTS": "5",
+                         "CTXMGR_RECORD_CHARS": "2000", "CTXMGR_CACHED_TOKEN_PRICE": "none",
+                         "CTXMGR_NEVER_COMPRESS_TOOLS": "read_skill"}
+    assert config_from_env(environ=variables, use_dotenv=False) == config
+    assert set(variables) <= set(config_env_names())

@@ -210,6 +210,15 @@ def test_from_defaults_sizes_the_window_from_the_llm_or_token_limit() -> None:
     assert mem.config_fields == {"max_tokens": 12_000, "last_keep": 7}
 
 
+def test_with_no_config_the_knobs_come_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXMGR_MAX_TOKENS", "24000")
+    monkeypatch.setenv("CTXMGR_KEEP_TOOL_RESULTS", "5")
+    mem = ContextMemory.from_defaults()
+    assert (mem.config.max_tokens, mem.config.keep_tool_results) == (24_000, 5)
+    assert ContextMemory.from_defaults(token_limit=5000).config.keep_tool_results == 5
+
+
 def test_a_bad_setting_is_refused_when_the_memory_is_built() -> None:
     with pytest.raises(ConfigError, match="token_ratio must be in"):
         ContextMemory(config_fields={"token_ratio": 1.5})

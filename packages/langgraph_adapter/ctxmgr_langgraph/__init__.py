@@ -11,6 +11,9 @@ One entry point per way of building an agent, one session engine underneath
   ``ContextAgentState`` as its state schema);
 * ``ContextNode`` and ``ContextState`` for a hand-built ``StateGraph``.
 
+Each compression reaches the run's callback handlers as the custom event
+``COMPRESSION_EVENT`` (``"ctxmgr.compression"``).
+
 ``LangGraphStore`` puts offloads and memos in any LangGraph ``BaseStore`` (and
 ``resolve_store`` finds the one a graph runs with). The test
 doubles (a scripted chat model, a recorded run) are in :mod:`ctxmgr_langgraph.testing`.
@@ -30,8 +33,10 @@ if TYPE_CHECKING:
     from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
     from ctxmgr_langgraph.store import DEFAULT_PREFIX, LangGraphStore, resolve_store
     from ctxmgr_langgraph.summarizer import LangChainSummarizer
+    from ctxmgr_langgraph.tracing import COMPRESSION_EVENT
 
 __all__ = [
+    "COMPRESSION_EVENT",
     "CONTEXT_KEY",
     "ContextAgentState",
     "ContextHook",
@@ -49,6 +54,7 @@ __all__ = [
 ]
 
 _WHERE = {
+    "COMPRESSION_EVENT": "tracing",
     "CONTEXT_KEY": "state",
     "ContextAgentState": "hook",
     "ContextHook": "hook",

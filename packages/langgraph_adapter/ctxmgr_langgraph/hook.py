@@ -20,7 +20,8 @@ The hook cannot see the request's system prompt and tool schemas: pass them as
 counted already). The model's answer comes after the hook returns, so what a call
 sent is kept in ctxmgr's channel and calibrated against the answer's
 ``usage_metadata`` at the next call. It runs sync under ``invoke`` / ``stream`` and
-async under ``ainvoke`` / ``astream``.
+async under ``ainvoke`` / ``astream``. Each compression goes to the run's callback
+handlers as the custom event ``ctxmgr.compression``, under the hook's own run.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
             context = merge_context_state(context, learned)
         return messages, context, learned, {
             "session": self.sessions.session_of(config, runtime), "overhead": self.overhead,
-            "store": self.sessions.store_for(getattr(runtime, "store", None))}
+            "store": self.sessions.store_for(getattr(runtime, "store", None)),
+            "run_config": config}
 
     def _run(self, state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         messages, context, learned, kwargs = self._arguments(state, config)

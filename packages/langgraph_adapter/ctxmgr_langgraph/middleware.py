@@ -12,10 +12,12 @@ Example::
 
 Before every model call (``wrap_model_call`` and its async twin) the history is
 compressed when it is over budget, counting the system prompt, the tool schemas
-of this request and the room kept for the answer. The compressions are persisted
-into ``messages`` through the reducer along with the model's answer (same-id
-stand-in, ``RemoveMessage`` for the rest of the range), so later calls send the
-compressed prefix unchanged until the next compression. Archived results and
+of this request and the room kept for the answer. Each compression goes to the
+run's callback handlers as the custom event ``ctxmgr.compression`` (under the model
+node's run) and, with OpenTelemetry installed, is a ``ctxmgr.compress`` span. The
+compressions are persisted into ``messages`` through the reducer along with the
+model's answer (same-id stand-in, ``RemoveMessage`` for the rest of the range), so
+later calls send the compressed prefix unchanged until the next compression. Archived results and
 written memos are shown to the model as placeholders; the originals stay in the
 state or in the offload store, reloadable with ``context_reload``.
 
@@ -43,6 +45,7 @@ from ctxmgr_langgraph.session import (
 )
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
+from ctxmgr_langgraph.tracing import current_run_config
 
 try:
     from langchain.agents.middleware import (
@@ -144,6 +147,7 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
             "store": self.sessions.store_for(getattr(runtime, "store", None)),
             "overhead": self.sessions.overhead(request.system_message, request.tools),
             "state_messages": (request.state or {}).get("messages", ()),
+            "run_config": current_run_config(),
         }
 
     def wrap_model_call(

@@ -12,7 +12,9 @@ in the core. What is left here is translation:
 * the compressions come back as an update of ``messages`` for ``add_messages``
   (:mod:`ctxmgr_langgraph.persist`), and the engine's state changes as an update of
   ctxmgr's channel (:mod:`ctxmgr_langgraph.state`);
-* the model's ``usage_metadata`` feeds the calibration.
+* the model's ``usage_metadata`` feeds the calibration;
+* each compression goes to the run's callback handlers as a custom event
+  (:mod:`ctxmgr_langgraph.tracing`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from typing import Any, Literal, TypedDict
 
 from ctxmgr import (
     AutoContextConfig,
+    CompressionEvent,
     ConfigError,
+    ContextOverflowError,
     FileStore,
     Message,
     Settings,
@@ -47,10 +51,12 @@ from ctxmgr_langgraph.store import (
     run_keeps_history_in_memory,
 )
 from ctxmgr_langgraph.summarizer import LangChainSummarizer
+from ctxmgr_langgraph.tracing import adispatch_compressions, dispatch_compressions
 
 try:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage, BaseMessage
+    from langchain_core.runnables import RunnableConfig
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.store.base import BaseStore
     from langgraph.store.base.batch import AsyncBatchedBaseStore
@@ -278,7 +284,8 @@ class GraphSessions:
 
     def prepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None, *,
                 session: str, store: Store, overhead: int,
-                state_messages: Sequence[BaseMessage] | None = None) -> PreparedCall:
+                state_messages: Sequence[BaseMessage] | None = None,
+                run_config: RunnableConfig | None = None) -> PreparedCall:
         """Compress if needed; the prompt and the state update.
 
         Args:
@@ -289,29 +296,43 @@ class GraphSessions:
             state_messages: the state's ``messages`` when ``messages`` may differ from
                 them (a request an outer middleware rewrote); a compression naming
                 messages the state lacks then stays view-only.
+            run_config: the config of the run preparing the call: its callback handlers
+                get each compression as a custom event (``None``: no one does).
 
         Raises:
             ContextOverflowError: the pinned messages alone exceed the budget.
         """
         history, persisted = self._begin(messages, state_messages)
-        turn = self.engine.prepare(history, context, store=store, session=session,
-                                   overhead=overhead, persisted=persisted)
+        try:
+            turn = self.engine.prepare(history, context, store=store, session=session,
+                                       overhead=overhead, persisted=persisted)
+        except ContextOverflowError as exc:
+            dispatch_compressions(_partial_events(exc), run_config, session=session)
+            raise
+        dispatch_compressions(turn.events, run_config, session=session)
         return self._finish(turn, session, state_messages)
 
     async def aprepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None,
                        *, session: str, store: Store, overhead: int,
-                       state_messages: Sequence[BaseMessage] | None = None) -> PreparedCall:
+                       state_messages: Sequence[BaseMessage] | None = None,
+                       run_config: RunnableConfig | None = None) -> PreparedCall:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
         history, persisted = self._begin(messages, state_messages)
-        if isinstance(store, LangGraphStore) and isinstance(store.base_store,
-                                                            AsyncBatchedBaseStore):
-            # an async-only store serves sync calls from any thread but its loop's
-            turn = await asyncio.to_thread(
-                self.engine.prepare, history, context, store=store, session=session,
-                overhead=overhead, persisted=persisted)
-        else:
-            turn = await self.engine.aprepare(history, context, store=store, session=session,
-                                              overhead=overhead, persisted=persisted)
+        try:
+            if isinstance(store, LangGraphStore) and isinstance(store.base_store,
+                                                                AsyncBatchedBaseStore):
+                # an async-only store serves sync calls from any thread but its loop's
+                turn = await asyncio.to_thread(
+                    self.engine.prepare, history, context, store=store, session=session,
+                    overhead=overhead, persisted=persisted)
+            else:
+                turn = await self.engine.aprepare(history, context, store=store,
+                                                  session=session, overhead=overhead,
+                                                  persisted=persisted)
+        except ContextOverflowError as exc:
+            await adispatch_compressions(_partial_events(exc), run_config, session=session)
+            raise
+        await adispatch_compressions(turn.events, run_config, session=session)
         return self._finish(turn, session, state_messages)
 
     def _begin(self, messages: Sequence[BaseMessage],
@@ -370,6 +391,12 @@ def _summarizer(value: Any) -> Any:
         return value
     raise ConfigError("summarizer must be a LangChain chat model, an object with summarize / "
                       f"asummarize, 'extractive' or None, got {value!r}")
+
+
+def _partial_events(exc: ContextOverflowError) -> list[CompressionEvent]:
+    """The compressions made before the prompt was found not to fit (they are kept)."""
+    events = getattr(exc.partial, "events", None)
+    return list(events) if isinstance(events, list) else []
 
 
 def _ids(messages: Sequence[BaseMessage] | None) -> set[str] | None:

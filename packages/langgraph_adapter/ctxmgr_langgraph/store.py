@@ -20,8 +20,11 @@ Three things differ from ctxmgr's own stores, and are handled here:
   :meth:`LangGraphStore.lock`. On ``PostgresStore`` and ``AsyncPostgresStore`` that is a
   PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), so workers in other
   processes and on other machines never lose each other's entries nor pass the memo cap;
-  ``InMemoryStore`` lives in one process, where the default lock is enough. On any other
-  backend the lock covers this process only, and a warning says so once.
+  on a ``SqliteStore`` opened on a file, lock files next to it
+  (:class:`~ctxmgr.store.FileLocks`, ``<database>.ctxmgr-locks/``) do the same for the
+  processes of that machine. ``InMemoryStore`` lives in one process, where the default
+  lock is enough. On any other backend (``AsyncSqliteStore`` included) the lock covers
+  this process only, and a warning says so once.
 * A store's TTL (``ttl={"default_ttl": minutes, "refresh_on_read": ...}``) applies to
   ctxmgr's items as to the graph's own: an offload not read for that long expires, and
   ``context_reload`` then says it is gone. Without one, items stay until deleted
@@ -46,7 +49,7 @@ from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, FileStore, InMemoryStore, Namespace, Settings, Store, StoreError
-from ctxmgr.store import AdvisoryLock
+from ctxmgr.store import AdvisoryLock, FileLocks
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
 
@@ -61,7 +64,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
 __all__ = ["DEFAULT_PREFIX", "LangGraphStore", "ephemeral_store", "postgres_lock",
-           "resolve_store", "run_keeps_history_in_memory"]
+           "resolve_store", "run_keeps_history_in_memory", "sqlite_lock"]
 
 DEFAULT_PREFIX: tuple[str, ...] = ("ctxmgr",)
 """The namespace labels in front of ctxmgr's, apart from the graph's own data."""
@@ -213,8 +216,8 @@ class LangGraphStore(Store):
 
     def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
         """Hold off other writers of ``namespace``: on PostgreSQL, in every process and on
-        every machine (an advisory lock); on other backends, in this process only (see the
-        module doc).
+        every machine (an advisory lock); on a SQLite file, in every process of the machine
+        (lock files); on other backends, in this process only (see the module doc).
 
         Raises:
             StoreError: the lock could not be taken.
@@ -222,19 +225,24 @@ class LangGraphStore(Store):
         shared = self._cross_process_lock()
         return super().lock(namespace) if shared is None else shared.hold(namespace)
 
-    def _cross_process_lock(self) -> AdvisoryLock | None:
+    def _cross_process_lock(self) -> AdvisoryLock | FileLocks | None:
         if not self._lock_chosen:
             with self._lock_guard:
                 if not self._lock_chosen:
-                    self._shared_lock = postgres_lock(self._store, scope="/".join(self._prefix),
-                                                      timeout_s=self._lock_timeout_s)
+                    scope = "/".join(self._prefix)
+                    self._shared_lock = (
+                        postgres_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s)
+                        or sqlite_lock(self._store, scope=scope,
+                                       timeout_s=self._lock_timeout_s))
                     self._lock_chosen = True
-                    if self._shared_lock is None and not isinstance(self._store,
-                                                                    GraphInMemoryStore):
+                    in_one_process = (isinstance(self._store, GraphInMemoryStore)
+                                      or _sqlite_file(self._store) == "")
+                    if self._shared_lock is None and not in_one_process:
                         logger.warning(
                             "%s: ctxmgr cannot lock a %s across processes, so memo writes "
                             "are serialised within this process only; give workers that "
-                            "share one session a PostgresStore (or one process)",
+                            "share one session a PostgresStore, a SqliteStore on a file "
+                            "(one machine) or one process",
                             self, type(self._store).__name__)
         return self._shared_lock
 
@@ -394,6 +402,28 @@ def postgres_lock(store: BaseStore, *, scope: str,
              f"{info.get('dbname', '')}")
     return AdvisoryLock(lambda: psycopg.connect(conninfo, autocommit=True), scope=scope,
                         where=where, timeout_s=timeout_s)
+
+
+def sqlite_lock(store: BaseStore, *, scope: str, timeout_s: float = 10.0) -> FileLocks | None:
+    """Lock files next to the database file of a ``SqliteStore`` (``None`` for any other
+    store, and for a database in memory, which no other process can open)."""
+    database = _sqlite_file(store)
+    if not database:
+        return None
+    return FileLocks(f"{database}.ctxmgr-locks", scope=scope, timeout_s=timeout_s)
+
+
+def _sqlite_file(store: BaseStore) -> str | None:
+    """The database file of a ``SqliteStore`` (``""`` in memory; ``None``: not one)."""
+    try:
+        from langgraph.store.sqlite import SqliteStore
+    except ImportError:  # pragma: no cover - langgraph-checkpoint-sqlite not installed
+        return None
+    if not isinstance(store, SqliteStore):
+        return None
+    with store.lock:
+        rows = store.conn.execute("PRAGMA database_list").fetchall()
+    return str(next((row[2] for row in rows if row[1] == "main"), "") or "")
 
 
 _NOT_CONNINFO = frozenset({"autocommit", "prepare_threshold", "row_factory", "cursor_factory",

@@ -6,7 +6,9 @@ when first used, and says which extra to install when it is missing.
 One entry point, ``ContextMemory``, a drop-in ``BaseMemory`` for agents and chat
 engines, on ctxmgr's session engine (:class:`ctxmgr.session.SessionEngine`); with
 ``ContextFunctionAgent`` (or ``ContextReActAgent``) a single long run stays in budget
-too. ``LlamaIndexKVStore`` puts offloads and memos in any LlamaIndex key-value store.
+too; each compression reaches LlamaIndex's instrumentation as a
+``ContextCompressionEvent``. ``LlamaIndexKVStore`` puts offloads and memos in any
+LlamaIndex key-value store.
 The test doubles (a scripted LLM, a recorded run) are in :mod:`ctxmgr_llamaindex.testing`.
 """
 
@@ -22,8 +24,10 @@ if TYPE_CHECKING:
     from ctxmgr_llamaindex.memory import ContextMemory
     from ctxmgr_llamaindex.store import LlamaIndexKVStore
     from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
+    from ctxmgr_llamaindex.tracing import ContextCompressionEvent
 
 __all__ = [
+    "ContextCompressionEvent",
     "ContextFunctionAgent",
     "ContextMemory",
     "ContextReActAgent",
@@ -35,6 +39,7 @@ __all__ = [
 ]
 
 _WHERE = {
+    "ContextCompressionEvent": "tracing",
     "ContextFunctionAgent": "agent",
     "ContextMemory": "memory",
     "ContextReActAgent": "agent",

@@ -23,7 +23,9 @@ scratchpad together before every call (:meth:`ContextMemory.aprepare_step`), and
 in its scratchpad, where no memory sees them: the first time a memory serves one,
 a warning names ``ContextFunctionAgent``. What a chat engine sends beside the
 memory (its system prompt, retrieved context, the question) is measured at the
-model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on.
+model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on. Each
+compression goes to LlamaIndex's instrumentation as a ``ContextCompressionEvent``
+(:mod:`ctxmgr_llamaindex.tracing`).
 """
 
 from __future__ import annotations
@@ -65,10 +67,12 @@ from ctxmgr.session import (
     session_label,
     warn_assumed_window,
 )
+from ctxmgr.settings import config_from_env
 from ctxmgr.store import delete_session
 from ctxmgr_llamaindex.convert import to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
+from ctxmgr_llamaindex.tracing import adispatch_compressions, dispatch_compressions
 
 try:
     from llama_index.core.base.llms.types import ChatMessage
@@ -258,7 +262,9 @@ class ContextMemory(BaseMemory):
                 ``summarizer=LlamaIndexSummarizer(llm)``.
             max_tokens: the model's context window (``token_limit`` is an alias, the
                 name LlamaIndex's memories use).
-            config: every other compression setting (``max_tokens`` overrides its own).
+            config: every other compression setting (``max_tokens`` overrides its own);
+                default: from the ``CTXMGR_<FIELD>`` environment variables, else the
+                defaults.
             session_id: names the conversation (offload and memo namespace); default a
                 fresh id.
             project: the project namespace; default derived from the working directory.
@@ -280,7 +286,7 @@ class ContextMemory(BaseMemory):
         Raises:
             ConfigError: a bad setting or switch value, or a window larger than ``llm``'s.
         """
-        cfg = config or AutoContextConfig()
+        cfg = config or config_from_env()
         window = max_tokens if max_tokens is not None else token_limit
         if window is None and config is None and llm is not None:
             window = llm.metadata.context_window
@@ -459,6 +465,7 @@ class ContextMemory(BaseMemory):
         turn = self.engine.prepare(self.view, self.session_state, store=self.store,
                                    session=self.session, persisted=_always,
                                    overhead=self._overhead(question, kwargs))
+        dispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
@@ -469,6 +476,7 @@ class ContextMemory(BaseMemory):
         turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
                                           session=self.session, persisted=_always,
                                           overhead=self._overhead(question, kwargs))
+        await adispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
     def get_all(self) -> list[ChatMessage]:
@@ -580,6 +588,7 @@ class ContextMemory(BaseMemory):
         turn = await engine.aprepare(history, self.session_state, store=self.store,
                                      session=self.session, overhead=overhead,
                                      persisted=_always)
+        await adispatch_compressions(turn.events, session=self.session)
         holders = {**{m.id: "memory" for m in view}, **{m.id: "scratch" for m in scratch}}
         self._set_view(persist(view, turn.edits, holders.get, "memory"))
         new_scratch = persist(scratch, turn.edits, holders.get, "scratch")

@@ -103,6 +103,29 @@ def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_gramma
     assert sentences(text) == parts
 
 
+@pytest.mark.parametrize("lead", ["Also", "Reading back through the thread", "Oh, and",
+                                  "One more thing from my side", "sorry for the delay"])
+@pytest.mark.parametrize("body", [
+    "Can we keep the monthly ad budget to £370 at most?",
+    "Would you kindly avoid refunding order ORD-11650.",
+    "For reference, the config file is /etc/tamarind/osprey-29.conf.",
+    "The timeout of the API must stay under 90 seconds.",
+    "My colleague confirmed the VAT number is GB655063634.",
+])
+def test_a_lead_in_glued_on_with_a_comma_is_cut_where_a_capitalised_grammar_word_opens(
+        lead: str, body: str) -> None:
+    assert sentences(f"{lead}, {body}") == [f"{lead},", body]
+
+
+@pytest.mark.parametrize("lead", ["Also", "By the way", "Reading back through the thread"])
+@pytest.mark.parametrize("opening", ["Saying this again because it matters.", "Two things:",
+                                     "Quick question about the portal"])
+def test_one_capitalised_word_after_a_comma_opens_a_clause_and_names_nobody(
+        lead: str, opening: str) -> None:
+    assert "name" not in value_kinds(f"{lead}, {opening}")
+    assert "name" in value_kinds(f"{lead}, send it to Margit Halvorsen.")
+
+
 @pytest.mark.parametrize("text", [
     "Send it to Margit Halvorsen in Oslo today.",  # names
     "The deadline is in May 2025.",  # a month, then a number
@@ -169,6 +192,43 @@ def test_a_repeated_remark_and_a_remark_about_the_moment_rank_lower_unless_an_up
     assert priority("It's 5:31 here.", repeated=True) < priority("It's 5:31 here.")
     assert priority("The cap is 500 MB today.") < priority("The cap is 500 MB.")
     assert priority("The cap is 500 MB today.", update=True) == priority("The cap is 500 MB.")
+
+
+def test_a_comparison_that_bounds_a_value_binds_like_a_modal_verb() -> None:
+    for bound in ("The export may be as large as 370 MB.", "Retries can go up to 9 attempts.",
+                  "The batch is no larger than 500 rows.", "Use at most 4 workers."):
+        assert priority(bound) > priority("The export was 370 MB."), bound
+
+
+def test_a_value_said_to_the_assistant_ranks_above_the_same_value_said_about_the_day() -> None:
+    assert priority("Please send the summary to ana.ruiz@example.com.") > \
+        priority("The summary went to ana.ruiz@example.com.")
+    assert priority("Could you keep replies to 4 bullet points?") > \
+        priority("Replies had 4 bullet points.")
+
+
+def test_a_bare_count_ranks_below_a_value_that_says_what_it_counts() -> None:
+    assert priority("We have 38 other tickets.") < priority("We have 38 open tickets.")
+
+
+@pytest.mark.parametrize("remark", ["It's 2:42 here, so we are short on time.",
+                                    "We shipped 3,775 parcels last month.",
+                                    "The refund went out two days ago for $40."])
+def test_a_remark_tied_to_the_place_or_time_it_was_said_ranks_lower(remark: str) -> None:
+    timeless = (remark.replace(" here", "").replace(" last month", "")
+                .replace(" two days ago", ""))
+    assert priority(remark) < priority(timeless)
+    assert priority("From here on, send it to Ana Ruiz.") == priority("Send it to Ana Ruiz.")
+
+
+def test_the_only_two_statements_measured_in_one_unit_are_one_value_updated() -> None:
+    said = [Statement("Keep the planned downtime under 222 minutes.", (0,)),
+            Statement("The queue shows 12 people waiting.", (1,)),
+            Statement("Good news, any maintenance outage can now go as high as 199 minutes.",
+                      (2,))]
+    assert [s.text for s in latest(said)] == [said[1].text, said[2].text]
+    third = Statement("The export must finish within 30 minutes.", (3,))
+    assert len(latest([*said, third])) == 4  # three statements in minutes: no telling
 
 
 COURTESIES = ("thanks a lot, that's really helpful!", "ok, sounds good to me", "great, go on",

@@ -1,8 +1,9 @@
 """CompressionEvent: what each compression step did, with real token numbers.
 
 Events go to the caller's callback and to the ``ctxmgr.autocontext`` logger,
-so a user sees compressions in their logs without wiring anything. A callback
-that raises is logged and ignored: observing compression must not stop it.
+so a user sees compressions in their logs without wiring anything (and, with
+OpenTelemetry installed, to their tracing: :mod:`ctxmgr.autocontext.tracing`). A
+callback that raises is logged and ignored: observing compression must not stop it.
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ class CompressionEvent:
     tokens_before: int
     """Prompt tokens before this step."""
     tokens_after: int
+    cache_invalidated_tokens: int = 0
+    """Prompt tokens of the cached prefix this step cut off: from the first message it
+    changed (or, with a session's first compression, from where the reload hint enters
+    the prompt, after the system messages) up to where an earlier step of the same pass
+    had cut it already, the replaced messages included. The prompt before the pass is
+    taken as cached in full, so it is an upper bound; the steps of a pass add up to the
+    pass's. 0 for a skipped step."""
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
     duration_s: float = 0.0

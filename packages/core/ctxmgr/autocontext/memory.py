@@ -148,7 +148,7 @@ class AutoContextMemory(CompressorParts):
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
                 "summarizer": self.summarizer, "on_event": self.on_event,
                 "model_calls": self._model_calls, "overhead_tokens": self.hint_tokens,
-                "worker": self._worker}
+                "worker": self._worker, "adds_hint": self.hint is not None}
 
     def _apply(self, result: object) -> list[CompressionEvent]:
         if not isinstance(result, CompressionResult):

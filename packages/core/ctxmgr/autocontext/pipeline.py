@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers
-from ctxmgr.autocontext.marker import tagged_size, with_sized_tags
+from ctxmgr.autocontext.marker import CompressedMarker, tagged_size, with_sized_tags
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.reload import reloaded_size, render_reloaded
 from ctxmgr.autocontext.rounds import layout
@@ -41,6 +41,7 @@ from ctxmgr.autocontext.summarizers import (
     render_transcript,
     summarize_safely,
 )
+from ctxmgr.autocontext.tracing import record_compression
 from ctxmgr.errors import ContextOverflowError, StoreError
 from ctxmgr.messages import Message
 from ctxmgr.tokens import TokenCounter
@@ -102,7 +103,7 @@ class _Pass:
     def __init__(self, messages: Sequence[Message], *, config: AutoContextConfig,
                  counter: TokenCounter, offload: OffloadStore,
                  on_event: EventCallback | None, model_calls: int | None,
-                 overhead_tokens: int = 0) -> None:
+                 overhead_tokens: int = 0, adds_hint: bool = False) -> None:
         self.work = list(messages)
         self.visible = VisibleIdentifiers(self.work)  # follows self.work as plans apply
         self.config, self.counter, self.offload, self.on_event = config, counter, offload, on_event
@@ -112,6 +113,10 @@ class _Pass:
                             else sum(m.role == "assistant" for m in self.work))
         self.count_bound = len(self.work) >= config.msg_threshold  # needs range summaries
         self.edited_from = len(self.work)  # first index changed: the cache ends there
+        self.cache_from = len(self.work)
+        """Where the cached prefix ends now: the first index changed, or where the reload
+        hint entered (events report the tokens each step cut off)."""
+        self._adds_hint = adds_hint  # the caller adds the reload hint once anything is
         self._rejected: set[tuple[int, str, str, int]] = set()  # stand-ins no smaller
         self._count_goal = _count_goal(config)
         self.effective = config.effective()
@@ -201,6 +206,7 @@ class _Pass:
             self._store_failures = 0
             if fresh:
                 self.new_blobs.append(offload_id)
+        cut = self._cache_cut(plan.start)
         self.visible.replace(plan.start, plan.end, stand_in)
         self.work[plan.start:plan.end] = stand_in
         self.edited_from = min(self.edited_from, plan.start)
@@ -208,11 +214,28 @@ class _Pass:
         self._emit(CompressionEvent(
             strategy=strategy.number, name=strategy.name, status="applied",
             replaced_ids=tuple(m.id for m in original), offload_id=offload_id,
-            tokens_before=before, tokens_after=self.tokens,
+            tokens_before=before, tokens_after=self.tokens, cache_invalidated_tokens=cut,
             summarizer_input_tokens=summary_input,
             summarizer_output_tokens=self.counter.count_text(summary) if summary else 0,
             duration_s=time.perf_counter() - started, effective_config=self.effective))
         return len(stand_in)
+
+    def _cache_cut(self, start: int) -> int:
+        """Tokens of the cached prefix an edit from ``start`` cuts off (before it is made):
+        up to where an earlier step cut it, and, when this first edit makes the caller add
+        the reload hint after the system messages, from there."""
+        if self._adds_hint:
+            self._adds_hint = False
+            if not any(CompressedMarker.of(m) for m in self.work):
+                leading = 0
+                while leading < len(self.work) and self.work[leading].role == "system":
+                    leading += 1
+                start = min(start, leading)
+        if start >= self.cache_from:
+            return 0
+        cut = sum(self.counter.count(m) for m in self.work[start:self.cache_from])
+        self.cache_from = start
+        return cut
 
     def _reload_size(self, plan: Plan, original: Sequence[Message], offload_id: str
                      ) -> tuple[int, int]:
@@ -233,6 +256,7 @@ class _Pass:
     def _emit(self, event: CompressionEvent) -> None:
         self.events.append(event)
         emit(event, self.on_event)
+        record_compression(event, session=self.offload.namespace.session)
 
     def result(self) -> CompressionResult:
         result = CompressionResult(self.work, self.events, self.tokens, True)
@@ -261,9 +285,10 @@ def _plan_and_apply(
     force: bool,
     model_calls: int | None,
     overhead_tokens: int,
+    adds_hint: bool,
 ) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
     run = _Pass(messages, config=config, counter=counter, offload=offload, on_event=on_event,
-                model_calls=model_calls, overhead_tokens=overhead_tokens)
+                model_calls=model_calls, overhead_tokens=overhead_tokens, adds_hint=adds_hint)
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
     try:
@@ -337,6 +362,7 @@ def compress(
     model_calls: int | None = None,
     overhead_tokens: int = 0,
     worker: SummaryWorker | None = None,
+    adds_hint: bool = False,
 ) -> CompressionResult:
     """Compress ``messages`` if the trigger is reached; pure apart from offload writes.
 
@@ -351,6 +377,9 @@ def compress(
             elsewhere, tool schemas, the reload hint); they count towards every threshold.
         worker: runs sync summarizer calls (default: a fresh one per call); pass the
             same worker on every call so that a hung summarizer holds one thread.
+        adds_hint: the caller puts a reload hint after the leading system messages once
+            anything is compressed (as ``ContextProcessor`` does): the first compression's
+            ``cache_invalidated_tokens`` then count from there.
 
     A store that cannot write (after the offload store's retries) skips the step that
     needed it (a "skipped" event says why) and the pass goes on with other ranges.
@@ -365,7 +394,8 @@ def compress(
     check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
-                          model_calls=model_calls, overhead_tokens=overhead_tokens)
+                          model_calls=model_calls, overhead_tokens=overhead_tokens,
+                          adds_hint=adds_hint)
     worker = worker or SummaryWorker()
     try:
         request = next(gen)
@@ -391,6 +421,7 @@ async def acompress(
     model_calls: int | None = None,
     overhead_tokens: int = 0,
     worker: SummaryWorker | None = None,
+    adds_hint: bool = False,
 ) -> CompressionResult:
     """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout).
 
@@ -401,7 +432,8 @@ async def acompress(
     check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
-                          model_calls=model_calls, overhead_tokens=overhead_tokens)
+                          model_calls=model_calls, overhead_tokens=overhead_tokens,
+                          adds_hint=adds_hint)
     worker = worker or SummaryWorker()
 
     def step(outcome: SummaryOutcome | None) -> tuple[_SummaryRequest | None, object]:

@@ -178,7 +178,7 @@ class ContextProcessor(CompressorParts):
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
                 "summarizer": self.summarizer, "on_event": self.on_event,
                 "model_calls": calls, "overhead_tokens": overhead_tokens + self.hint_tokens,
-                "worker": self._worker}
+                "worker": self._worker, "adds_hint": self.hint is not None}
 
     def _finish(self, history: list[Message], view: list[Message], stand_ins: StandIns,
                 result: CompressionResult, persisted: Callable[[Edit], bool] | None

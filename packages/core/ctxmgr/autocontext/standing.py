@@ -20,15 +20,18 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
 * *Values* are numbers (with their unit), amounts, dates and times, quoted text,
   proper names and ids or paths (:func:`value_kinds`).
 * *Priority* (:func:`priority`), used only when a note cannot hold everything:
-  values and binding words (negation, modal verbs, a limit before a value: closed
-  classes of English grammar words, not phrasings) raise it; questions without a
-  value, remarks about the moment ("today", "right now"), patterns repeated with other
-  numbers ("it's 5:31 here") and pasted paragraphs (logs, emails) lower it. Once a
-  sentence does not fit, nothing of lower priority is taken.
+  values and binding words (negation, modal verbs, a limit or a comparison before a
+  value: closed classes of English grammar words, not phrasings) raise it, and a value
+  said to the assistant ("you", "please") a little more; questions without a value,
+  a bare count that does not say what it counts, remarks about the moment and the place
+  ("today", "right now", "here", "last month"), patterns repeated with other numbers
+  ("it's 5:31 here") and pasted paragraphs (logs, emails) lower it. Once a sentence
+  does not fit, nothing of lower priority is taken.
 * *Latest value* (:func:`supersedes`, :func:`latest`): a later sentence replaces an
   earlier one that says nothing it does not (its values are of kinds the later one
-  has) when it says every value again (a restatement), or when both share a word
-  pair that names the thing ("planned downtime") and few other statements use.
+  has) when it says every value again (a restatement), when both share a word pair
+  that names the thing ("planned downtime") and few other statements use, or when they
+  are the only two statements that measure in one unit ("222 minutes", "199 minutes").
 """
 
 from __future__ import annotations
@@ -74,8 +77,9 @@ TRIVIAL_WORDS = 2
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
-"""A capitalised word after a word (no stop between) and before a lowercase one."""
+_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9,])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
+"""A capitalised word after a word or a comma (no stop between) and before a lowercase
+one."""
 
 # Grammar words (closed classes), not phrasings: what makes a sentence bind (negation,
 # modal verbs, "at most", the prepositions that set a limit).
@@ -88,8 +92,18 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 _LIMITS = frozenset(("under", "below", "above", "over", "within", "beyond"))
 """Binding only with a value after them ("under 370 MB", not "walked over the desk")."""
 _DEIXIS = re.compile(r"\b(?:(?<!from )now|today|tonight|currently|at the moment|this "
-                     r"(?:morning|afternoon|week)|yesterday|so far)\b", re.I)
-"""Words that tie a remark to the moment it was said (temporal deixis, a closed class)."""
+                     r"(?:morning|afternoon|week|month)|yesterday|so far|ago|last (?:night|"
+                     r"week|month|year)|(?<!from )here(?! on| is|'s|’s))\b", re.I)
+"""Words that tie a remark to the moment and place it was said (temporal and spatial
+deixis, a closed class): "it's 5:31 here", "we shipped 552 parcels last month"."""
+_ADDRESSEE = frozenset(("you", "your", "you'd", "you're", "you'll", "you’d", "you’re",
+                        "you’ll", "please", "pls", "plz"))
+"""The second person and the word that asks: the sentence is said *to* the assistant
+(a request or a rule for it), not a remark about the user's day."""
+_COMPARATIVE = re.compile(r"\b(?:[a-z]+er|more|less|fewer) than\b|\bas [a-z]+ as\b|"
+                          r"\bup to\b|\bat (?:most|least)\b", re.I)
+"""A comparison that sets a bound ("no higher than", "as high as", "up to"): grammar,
+binding like a modal verb when a value follows."""
 _STOP = frozenset("""
 a an the and or but if then so to of in on at by for with from into onto about as is are
 was were be been being it its this that these those there here i me my we us our you
@@ -214,7 +228,7 @@ def _names(sentence: str) -> list[str]:
     for m in _NAME.finditer(sentence):
         words = [w for w in m.group(0).replace("-", " ").split()
                  if w.lower() not in _CALENDAR]
-        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:"
+        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:,"
         if len(words) >= 2 or (words and inside):
             out.append(" ".join(words))
     return out
@@ -251,7 +265,12 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
                    and (w not in _LIMITS or _value_follows(words, k)))
                   or (w in ("have", "has") and words[k + 1:k + 2] == ["to"])
                   for k, w in enumerate(words))
+    binding = binding or bool(kinds and _COMPARATIVE.search(sentence))
     score = (3 if kinds else 0) + (2 if binding else 0)
+    if kinds and _ADDRESSEE.intersection(words):
+        score += 1
+    if kinds == {"number"}:
+        score -= 1  # a bare count with nothing to say what of is weak evidence
     if sentence.rstrip().endswith("?") and not kinds:
         score -= 2
     if len(words) <= 4 and not kinds:
@@ -317,8 +336,18 @@ def supersedes(later: str, earlier: str, *,
     if old_values and old_values <= _values(later):
         return True  # every value said again: a restatement, whatever the wording
     shared = _phrases(later) & _phrases(earlier)
-    return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
-               for pair in shared)
+    if any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
+           for pair in shared):
+        return True
+    # other words for the same measure: the only two statements that count in this unit
+    # ("under 222 minutes", "outages can now go as high as 199 minutes")
+    return kinds == old_kinds and any(
+        (df or {}).get(_unit_key(kind), 0) == 2 for kind in kinds if kind.startswith("unit:"))
+
+
+def _unit_key(kind: str) -> tuple[str, str]:
+    """The key under which :func:`_latest` counts the statements measuring in a unit."""
+    return ("", kind)
 
 
 def _naming(pair: tuple[str, str]) -> bool:
@@ -395,6 +424,7 @@ def _latest(statements: tuple[Statement, ...]
     df: Counter[tuple[str, str]] = Counter()
     for text in {s.text for s in ordered}:
         df.update(_phrases(text))
+        df.update(_unit_key(k) for k in value_kinds(text) if k.startswith("unit:"))
     out: list[Statement] = []
     updates: set[tuple[int, ...]] = set()
     seen: set[str] = set()

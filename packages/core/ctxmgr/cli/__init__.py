@@ -1,7 +1,8 @@
 """The ``ctxmgr`` command line: argument parsing and exit codes, no logic of its own.
 
 One module per sub-command (``compress``, ``reload``, ``search``, ``demo``, ``replay``,
-``memo``, ``prune``), each with ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``;
+``tune``, ``memo``, ``prune``), each with ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``;
 they import what they need when they run, so ``ctxmgr --help`` stays fast.
 ``main`` turns every expected failure (bad input, unreadable file, invalid
 JSON, a ctxmgr error, an argument error) into one line on stderr and exit
@@ -19,7 +20,7 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from ctxmgr._version import __version__
-from ctxmgr.cli import compress, demo, memo, prune, reload, replay, search
+from ctxmgr.cli import compress, demo, memo, prune, reload, replay, search, tune
 from ctxmgr.cli._common import EXIT_BAD_INPUT, EXIT_OK
 from ctxmgr.errors import CtxmgrError
 
@@ -27,7 +28,7 @@ __all__ = ["main"]
 
 _COMMANDS: dict[str, ModuleType] = {
     "demo": demo, "compress": compress, "reload": reload, "search": search, "replay": replay,
-    "memo": memo, "prune": prune}
+    "memo": memo, "prune": prune, "tune": tune}
 
 
 class _Parser(argparse.ArgumentParser):

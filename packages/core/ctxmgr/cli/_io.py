@@ -174,8 +174,11 @@ def read_messages(path: str) -> list[Message]:
     return messages
 
 
-def read_trajectories(paths: list[str]) -> list[Trajectory]:
-    """Recorded runs from files or folders, each with valid tool pairing.
+def read_trajectories(paths: list[str], *, format: str = "auto",
+                      threads: list[str] | None = None,
+                      system_prompt: str | None = None) -> list[Trajectory]:
+    """Recorded runs from files, folders or checkpointer URIs, each with valid tool
+    pairing (options as :func:`ctxmgr.replay.load_trajectories` takes them).
 
     Raises:
         UsageError: nothing found, or a run whose tool calls and results do not pair.
@@ -185,7 +188,8 @@ def read_trajectories(paths: list[str]) -> list[Trajectory]:
     from ctxmgr.pairing import validate_pairing
     from ctxmgr.replay.trajectories import load_trajectories
 
-    trajectories = load_trajectories(paths)
+    trajectories = load_trajectories(paths, format=format, threads=threads,
+                                     system_prompt=system_prompt)
     if not trajectories:
         raise UsageError(f"no trajectories found in {', '.join(paths)}")
     for t in trajectories:

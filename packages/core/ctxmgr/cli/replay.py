@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ctxmgr.replay.summarizer import FakeSummarizer
     from ctxmgr.tokens import TokenCounter
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "add_source_arguments", "read_source_arguments", "run"]
 
 HELP = ("Replay recorded trajectories under context policies and compare their token "
         "economics.")
@@ -23,8 +23,11 @@ HELP = ("Replay recorded trajectories under context policies and compare their t
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="trajectory files (.json, .jsonl, or a plain OpenAI messages list) "
-                        "or directories of them")
+                   help="recorded runs: trajectory files (.json, .jsonl, or a plain OpenAI "
+                        "messages list), LangSmith runs (JSON lines), OpenTelemetry GenAI "
+                        "spans (OTLP JSON), a LangGraph checkpointer (a SQLite file or a "
+                        "postgresql:// URI), or directories of them")
+    add_source_arguments(p)
     p.add_argument("--max-tokens", type=int, default=32_000,
                    help="the context budget under test (default 32000)")
     p.add_argument("--policy", action="extend", nargs="+", metavar="NAME",
@@ -68,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             raise UsageError('--plot needs matplotlib: pip install ".[replay]"') from None
-    from ctxmgr.cli._io import read_trajectories
-
-    trajectories = read_trajectories(args.paths)
+    trajectories = read_source_arguments(args)
     names = names or available_policies()
     counter = default_counter()
     if ":" in args.summarizer:
@@ -129,6 +130,34 @@ def _check_paths(paths: list[str]) -> None:
         if path in known and not os.path.exists(path):
             raise UsageError(f"{path!r} is a policy name, not a trajectory file: name "
                              f"policies with --policy (--policy none {path}, or a comma list)")
+
+
+def add_source_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that say how to read the runs (shared with ``ctxmgr tune``)."""
+    from ctxmgr.replay.sources import FORMATS
+
+    p.add_argument("--format", choices=FORMATS, default="auto",
+                   help="what the PATHs hold (default auto: detected per file): messages, "
+                        "langgraph, langsmith or otlp")
+    p.add_argument("--thread", action="append", metavar="ID",
+                   help="read only this thread (a LangGraph thread id, a LangSmith thread "
+                        "or trace, an OpenTelemetry conversation or trace); repeat for "
+                        "more (default: all)")
+    p.add_argument("--system-prompt", metavar="FILE",
+                   help="a file holding the system prompt, put first in every run that has "
+                        "none (create_agent keeps its system_prompt out of the checkpoint)")
+
+
+def read_source_arguments(args: argparse.Namespace) -> list[Trajectory]:
+    """The runs ``args.paths`` name, read as the source options say."""
+    from ctxmgr.cli._io import read_trajectories
+
+    system_prompt = None
+    if args.system_prompt:
+        with open(args.system_prompt, encoding="utf-8") as f:
+            system_prompt = f.read()
+    return read_trajectories(args.paths, format=args.format, threads=args.thread,
+                             system_prompt=system_prompt)
 
 
 def _list_policies() -> int:

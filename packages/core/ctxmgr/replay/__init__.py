@@ -18,9 +18,16 @@ also scored for fidelity against the recorded next step
 and tool calls (:mod:`ctxmgr.replay.retention`); a policy with a ``reload(id)``
 method (:class:`Reloader`) has the facts behind its offload ids counted as
 reloadable.
+
+Runs are read where users keep them (:mod:`ctxmgr.replay.sources`): message files,
+LangSmith runs, OpenTelemetry GenAI spans in OTLP JSON and, with ``ctxmgr[langgraph]``,
+a LangGraph checkpointer; ``load_trajectories(paths, format="auto")`` detects which.
+:func:`tune` runs the cost × fidelity frontier (:mod:`ctxmgr.replay.frontier`) on them
+and recommends a config (``ctxmgr tune``).
 """
 
 from ctxmgr.replay.fidelity import CallFidelity, Reloader
+from ctxmgr.replay.frontier import FrontierRow, frontier_rows, mark_frontier
 from ctxmgr.replay.metrics import METRIC_KEYS, CallRecord, TrajectoryResult
 from ctxmgr.replay.policy import (
     IncrementalPolicy,
@@ -42,17 +49,33 @@ from ctxmgr.replay.registry import (
     register_policy,
 )
 from ctxmgr.replay.runner import PolicyRun, ReplayReport, count_model_calls, replay
+from ctxmgr.replay.sources import (
+    FORMATS,
+    SEMCONV_VERSIONS,
+    SOURCE_ENTRY_POINT_GROUP,
+    SourceOptions,
+    SourceReader,
+    detect_format,
+    register_source,
+)
 from ctxmgr.replay.summarizer import FIXED_SUMMARY, FakeSummarizer, SummarizerUsage
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.replay.tune import QUICK_VARIANTS, TUNE_VARIANTS, TuneResult, recommend, tune
 
 __all__ = [
     "BUILTIN_POLICIES",
     "ENTRY_POINT_GROUP",
     "FIXED_SUMMARY",
+    "FORMATS",
     "METRIC_KEYS",
+    "QUICK_VARIANTS",
+    "SEMCONV_VERSIONS",
+    "SOURCE_ENTRY_POINT_GROUP",
+    "TUNE_VARIANTS",
     "CallFidelity",
     "CallRecord",
     "FakeSummarizer",
+    "FrontierRow",
     "IncrementalPolicy",
     "NonePolicy",
     "Policy",
@@ -63,16 +86,25 @@ __all__ = [
     "PolicyUnavailableError",
     "Reloader",
     "ReplayReport",
+    "SourceOptions",
+    "SourceReader",
     "SummarizerUsage",
     "Trajectory",
     "TrajectoryResult",
+    "TuneResult",
     "available_policies",
     "count_model_calls",
     "create_policy",
+    "detect_format",
+    "frontier_rows",
     "load_trajectories",
+    "mark_frontier",
     "peer_names",
     "policy_names",
     "policy_status",
+    "recommend",
     "register_policy",
+    "register_source",
     "replay",
+    "tune",
 ]

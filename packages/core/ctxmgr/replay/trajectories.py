@@ -1,87 +1,56 @@
-"""Loading recorded trajectories (shared format, JSONL, or a plain messages file)."""
+"""Loading recorded runs for replay, from wherever the user keeps them.
+
+One entry, :func:`load_trajectories`, for every source of
+:mod:`ctxmgr.replay.sources`: the shared format (OpenAI chat messages, ``*.json`` /
+``*.jsonl``), LangSmith runs, OpenTelemetry GenAI spans in OTLP JSON, and, with
+``ctxmgr[langgraph]``, a LangGraph checkpointer (a SQLite file or a Postgres URI).
+Each file's format is detected unless ``format`` names it.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
-from ctxmgr.convert.openai import from_openai
-from ctxmgr.errors import InvalidMessageError
-from ctxmgr.messages import Message
+from ctxmgr.replay.sources import (
+    SourceOptions,
+    Trajectory,
+    is_database_uri,
+    read_source,
+    source_files,
+)
 
 __all__ = ["Trajectory", "load_trajectories"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Trajectory:
-    """One recorded run: its id, where it came from, and its messages."""
+def load_trajectories(paths: Iterable[str | Path], *, format: str = "auto",
+                      threads: Sequence[str] | None = None,
+                      system_prompt: str | None = None) -> list[Trajectory]:
+    """Read recorded runs; a directory means every ``*.json`` / ``*.jsonl`` file and
+    every SQLite file (``*.sqlite``, ``*.sqlite3``, ``*.db``) in it.
 
-    id: str
-    source: str
-    messages: tuple[Message, ...]
-    raw: tuple[dict[str, Any], ...] = field(repr=False, compare=False)
-    """The OpenAI-format messages exactly as read."""
-
-
-def _record(data: Any, default_id: str, where: str) -> Trajectory:
-    if isinstance(data, list):
-        raw, tid, source = data, default_id, "messages file"
-    elif isinstance(data, dict) and isinstance(data.get("messages"), list):
-        raw = data["messages"]
-        tid = str(data.get("id") or default_id)
-        source = str(data.get("source", ""))
-    else:
-        raise InvalidMessageError(
-            f"{where}: expected a list of messages or an object with a 'messages' list")
-    try:
-        messages = from_openai(raw)
-    except InvalidMessageError as exc:
-        raise InvalidMessageError(f"{where}: {exc}") from None
-    except RecursionError:
-        raise InvalidMessageError(f"{where}: a message nested too deeply to process") from None
-    return Trajectory(id=tid, source=source, messages=tuple(messages), raw=tuple(raw))
-
-
-def load_trajectories(paths: Iterable[str | Path]) -> list[Trajectory]:
-    """Read trajectory files; a directory means every ``*.json`` / ``*.jsonl`` in it.
+    Args:
+        paths: files, directories, or Postgres URIs of a LangGraph checkpointer.
+        format: ``auto`` (detect per file), ``messages``, ``langgraph``, ``langsmith``
+            or ``otlp``.
+        threads: the LangGraph threads (LangSmith threads or traces, OpenTelemetry
+            conversations or traces) to read; default all.
+        system_prompt: put first in every run that has no system message (a LangGraph
+            checkpoint of ``create_agent`` never holds its ``system_prompt``).
 
     Raises:
         InvalidMessageError: a file that is not valid JSON (nested too deeply or holding
             an integer too long for Python included) or not in a known layout (the
             message names the file and line).
+        ConfigError: an unknown format, or one whose extra is not installed.
         OSError: a file that cannot be read.
     """
+    options = SourceOptions(threads=None if threads is None else tuple(threads),
+                            system_prompt=system_prompt)
     out: list[Trajectory] = []
-    for p in map(Path, paths):
-        files = sorted([*p.glob("*.json"), *p.glob("*.jsonl")]) if p.is_dir() else [p]
+    for target in paths:
+        files: list[str | Path] = ([str(target)] if is_database_uri(str(target))
+                                   else list(source_files(target)))
         for f in files:
-            try:
-                text = f.read_text(encoding="utf-8")
-            except UnicodeDecodeError as exc:
-                raise InvalidMessageError(f"{f}: cannot be read as utf-8 text ({exc.reason} "
-                                          f"at byte {exc.start})") from None
-            if f.suffix == ".jsonl":
-                for n, line in enumerate(text.splitlines(), 1):
-                    if line.strip():
-                        out.append(_record(_loads(line, f"{f}:{n}"), f"{f.stem}:{n}",
-                                           f"{f}:{n}"))
-            else:
-                out.append(_record(_loads(text, str(f)), f.stem, str(f)))
+            out.extend(read_source(f, format=format, options=options))
     return out
-
-
-def _loads(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidMessageError(
-            f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from None
-    except RecursionError:
-        raise InvalidMessageError(f"{where}: JSON nested too deeply to read") from None
-    except ValueError as exc:  # an integer over Python's int/str conversion limit
-        raise InvalidMessageError(
-            f"{where}: a number too long to read ({str(exc).split(';')[0]})") from None

@@ -55,7 +55,7 @@ from ctxmgr.session.state import (
     archive_changes,
     merge_session_state,
 )
-from ctxmgr.settings import Settings
+from ctxmgr.settings import Settings, config_from_env
 from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
 from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_guard import never_raises
@@ -70,8 +70,8 @@ DEFAULT_MAX_SESSIONS = 1024
 ASSUMED_WINDOW_WARNING = (
     "ctxmgr: no context window given, so a {window:,}-token window is assumed; pass your "
     "model's window as max_tokens= (ContextMiddleware(max_tokens=...), ContextHook, "
-    "ContextNode, ContextMemory.from_defaults(max_tokens=...)) or in "
-    "AutoContextConfig(max_tokens=...)")
+    "ContextNode, ContextMemory.from_defaults(max_tokens=...)), in "
+    "AutoContextConfig(max_tokens=...), or as CTXMGR_MAX_TOKENS in the environment")
 
 
 def warn_assumed_window() -> None:
@@ -125,9 +125,12 @@ class SessionEngine:
                                                         answer.input_tokens))
 
     Args:
-        config: window, trigger and strategies.
-        max_tokens: the model's context window (overrides the config's). With neither,
-            a 128,000-token window is assumed, and a warning says so once per process.
+        config: window, trigger and strategies; default: from the ``CTXMGR_<FIELD>``
+            environment variables (:func:`~ctxmgr.settings.config_from_env`), else the
+            defaults.
+        max_tokens: the model's context window (overrides the config's). With neither
+            nor ``CTXMGR_MAX_TOKENS``, a 128,000-token window is assumed, and a
+            warning says so once per process.
         counter: token counter; default exact tiktoken.
         summarizer: object with ``summarize`` / ``asummarize``; default the deterministic
             extractive summarizer; ``None``: only the strategies that need no summary.
@@ -168,9 +171,10 @@ class SessionEngine:
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         store_retry: StoreRetry = DEFAULT_STORE_RETRY,
     ) -> None:
-        if config is None and max_tokens is None:
-            warn_assumed_window()
-        config = config or AutoContextConfig()
+        if config is None:
+            config = config_from_env()
+            if max_tokens is None and config.max_tokens == AutoContextConfig().max_tokens:
+                warn_assumed_window()
         if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
         if max_tokens is not None:  # validated by the config itself

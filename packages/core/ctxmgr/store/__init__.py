@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from ctxmgr.store.advisory_lock import AdvisoryLock
 from ctxmgr.store.base import Namespace, Store
+from ctxmgr.store.file_locks import FileLocks
 from ctxmgr.store.files import FileStore, project_dir_name
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.store.retention import PruneReport, delete_session, prune_file_store
 from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry, store_error
 
-__all__ = ["AdvisoryLock", "DEFAULT_STORE_RETRY", "FileStore", "InMemoryStore", "Namespace",
-           "PruneReport", "Store", "StoreRetry", "delete_session", "project_dir_name",
+__all__ = ["AdvisoryLock", "DEFAULT_STORE_RETRY", "FileLocks", "FileStore", "InMemoryStore",
+           "Namespace", "PruneReport", "Store", "StoreRetry", "delete_session", "project_dir_name",
            "prune_file_store", "store_error"]

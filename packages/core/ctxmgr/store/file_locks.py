@@ -1,0 +1,87 @@
+"""A :meth:`Store.lock <ctxmgr.store.Store.lock>` that spans the processes of one machine:
+a lock file per namespace, for stores kept in one database file.
+
+Workers in several processes may share a SQLite database (a LangGraph ``SqliteStore``
+opened on one file). The default lock covers the threads of one process only, so two
+processes writing memos to one session would each read ``index.json``, add their entry
+and write it back, and one entry would be lost. An OS file lock (``flock`` through
+`filelock <https://py-filelock.readthedocs.io>`_, which ctxmgr's own ``FileStore``
+uses) excludes every process on the machine and is dropped by the kernel when its holder
+dies, so a killed worker never leaves it behind. The lock files live in one folder next
+to the database, named by a hash of the namespace (labels may hold any character).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import filelock
+
+from ctxmgr.errors import StoreError
+from ctxmgr.store.advisory_lock import advisory_key, check_lock_timeout
+from ctxmgr.store.base import Namespace, process_lock
+
+__all__ = ["FileLocks"]
+
+
+class FileLocks:
+    """Namespace locks as lock files in ``folder`` (created on first use).
+
+    Args:
+        folder: where the lock files go; every store sharing the database must name the
+            same folder (:func:`ctxmgr_langgraph.LangGraphStore` uses
+            ``<database file>.ctxmgr-locks``).
+        scope: what the store's keys are under (its prefix): stores with different
+            scopes never wait for each other.
+        timeout_s: how long a writer waits for another holder before a
+            :class:`~ctxmgr.errors.StoreError`.
+    """
+
+    def __init__(self, folder: str | Path, *, scope: str, timeout_s: float = 10.0) -> None:
+        self._folder = Path(folder)
+        self._scope = scope
+        self._timeout_s = check_lock_timeout(timeout_s)
+        self._locks: dict[Path, filelock.FileLock] = {}
+        self._guard = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"FileLocks({str(self._folder)!r}, scope={self._scope!r})"
+
+    def path(self, namespace: Namespace) -> Path:
+        """The lock file of ``namespace``."""
+        return self._folder / f"{advisory_key(self._scope, namespace) & (2**64 - 1):016x}.lock"
+
+    @contextlib.contextmanager
+    def hold(self, namespace: Namespace) -> Iterator[None]:
+        """Hold ``namespace`` against every other process on this machine; reentrant
+        within a thread.
+
+        Raises:
+            StoreError: the lock could not be taken (timeout, or the folder cannot be
+                written).
+        """
+        path = self.path(namespace)
+        with process_lock(namespace):  # threads of this process first, one at a time
+            with self._guard:
+                lock = self._locks.get(path)
+                if lock is None:
+                    lock = self._locks[path] = filelock.FileLock(
+                        path, timeout=self._timeout_s, mode=0o600)
+            try:
+                self._folder.mkdir(parents=True, exist_ok=True)
+                lock.acquire()
+            except filelock.Timeout as exc:
+                raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has "
+                                               f"held it for over {self._timeout_s:g} s"
+                                 ) from exc
+            except OSError as exc:
+                raise StoreError(exc.errno or errno.EIO,
+                                 f"cannot lock {path}: {exc.strerror or exc}") from exc
+            try:
+                yield
+            finally:
+                lock.release()

@@ -1,0 +1,2 @@
+"""Trajectory sources that need LangGraph: found by replay through the
+``ctxmgr.trajectory_sources`` entry-point group (see ``pyproject.toml``)."""
