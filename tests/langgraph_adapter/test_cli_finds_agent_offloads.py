@@ -13,9 +13,10 @@ import pytest
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.sqlite import SqliteStore
-from test_context_tools import BIG_FILE, call, read_file, run
+from test_context_tools import call, read_file, run
 
-from ctxmgr import AutoContextConfig, FileStore, Namespace
+from ctxmgr import AutoContextConfig, FileStore, Namespace, to_openai
+from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.cli import main
 from ctxmgr.session import session_label
 from ctxmgr_langgraph import ContextMiddleware, LangGraphStore
@@ -57,13 +58,19 @@ def sqlite_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[st
     return path, [k.removesuffix(".json") for k in ids]
 
 
+def _saved(path: Path, offload_id: str, session: str = session_label(THREAD)) -> list[Any]:
+    """What the agent saved under ``offload_id``, as ``reload`` prints it (OpenAI dicts)."""
+    with SqliteStore.from_conn_string(str(path)) as store:
+        offload = OffloadStore(LangGraphStore(store), project="proj", session=session)
+        return json.loads(json.dumps(to_openai(offload.load(offload_id))))
+
+
 def test_reload_finds_an_offload_in_a_sqlite_store_by_its_8_character_prefix(
         sqlite_file: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]) -> None:
     path, ids = sqlite_file
     rc, out, err = _cli(capsys, "reload", ids[0][:8], "--store", path, "--project", "proj")
     assert rc == 0, err
-    messages = json.loads(out)["messages"]
-    assert any(BIG_FILE in str(m.get("content")) for m in messages)
+    assert json.loads(out)["messages"] == _saved(path, ids[0])
     # no session was named: it says which one held the id
     assert f"offload {ids[0]}" in err and f"session {session_label(THREAD)}" in err
 
@@ -139,14 +146,16 @@ def test_reload_and_search_read_a_postgres_store_by_its_uri(
     with PostgresStore.from_conn_string(postgres_uri) as store:
         _run_agent(store, thread="pg-thread")
         ids = LangGraphStore(store).keys(Namespace("proj", "pg-thread", "offload"))
-    offload_id = ids[0].removesuffix(".json")
+        offload_id = ids[0].removesuffix(".json")
+        saved = to_openai(OffloadStore(LangGraphStore(store), project="proj",
+                                       session="pg-thread").load(offload_id))
     info = conninfo_to_dict(postgres_uri)
     uri = (f"postgresql://{info['user']}@{info['host']}:{info['port']}/{info['dbname']}"
            "?sslmode=disable")
     rc, out, err = _cli(capsys, "reload", offload_id[:8], "--store", uri, "--project", "proj")
     assert rc == 0, err
     assert "session pg-thread" in err
-    assert any(BIG_FILE in str(m.get("content")) for m in json.loads(out)["messages"])
+    assert json.loads(out)["messages"] == json.loads(json.dumps(saved))
     # libpq's key=value form names the database too
     rc, out, err = _cli(capsys, "search", "def function_5(", "--store", postgres_uri,
                         "--project", "proj", "--thread", "pg-thread")
