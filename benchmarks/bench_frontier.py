@@ -187,15 +187,18 @@ _CTXMGR_COLOUR = "tab:blue"
 
 
 def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
-    """PNG: cost / none (x) against fact availability (y), one panel per window.
+    """PNG: cost / none (x) against fact availability (y), one panel per window, each with
+    its key underneath.
 
-    ctxmgr variants are blue dots, the defaults a large labelled star; ``none`` and
-    every peer have their own marker and label, whose second line gives the row's user
-    retention and actions retained (``user 0.97 · actions 0.41``); the frontier is a
-    dashed line through
-    its rows. Rows with calls over budget, calls that lost the task or pairing
-    violations, or a recency under the window's floor (not eligible for the frontier) are
-    drawn hollow.
+    ctxmgr variants are blue dots, the defaults a large star; ``none`` and every peer have
+    their own marker. The points a reader looks for (``none``, the peers, the references,
+    the defaults and the variants on the frontier) carry a number, placed where it
+    overlaps no other number and no point (:func:`_place_numbers`), and the key under the
+    panel names each number's row with its user retention and actions retained. The
+    frontier is a dashed line through its rows. Rows with calls over budget, calls that
+    lost the task or pairing violations, or a recency under the window's floor (not
+    eligible for the frontier) are drawn hollow; a reference far to the right sits on
+    the panel's edge, its cost in the key.
     """
     import matplotlib
 
@@ -210,46 +213,61 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
     styles = {name: ("o", "black") if name == "none" else
               (_PEER_MARKERS[i % len(_PEER_MARKERS)], _PEER_COLOURS[i % len(_PEER_COLOURS)])
               for i, name in enumerate(others)}
-    fig, axes = plt.subplots(1, len(windows), figsize=(6.2 * len(windows), 6.2),
-                             squeeze=False)
-    for ax, window in zip(axes[0], windows, strict=True):
+    numbered = {w: _numbered([r for r in rows if r.window == w]) for w in windows}
+    key_lines = max(len(n) for n in numbered.values())
+    plot_in, key_in, legend_in = 5.4, 0.19 * key_lines + 0.3, 0.75
+    height = plot_in + key_in + legend_in + 1.55
+    fig = plt.figure(figsize=(6.4 * len(windows), height))
+    grid = fig.add_gridspec(2, len(windows), height_ratios=(plot_in, key_in),
+                            left=0.06, right=0.98, top=1 - 0.8 / height,
+                            bottom=legend_in / height, wspace=0.25,
+                            # room for the axis label: hspace is a share of the mean height
+                            hspace=0.75 / ((plot_in + key_in) / 2))
+    panels = []
+    for col, window in enumerate(windows):
+        ax, key = fig.add_subplot(grid[0, col]), fig.add_subplot(grid[1, col])
         mine = [r for r in rows if r.window == window]
         # a reference far right would squeeze every policy into a corner: it sits on the
-        # edge instead, its cost in its label
+        # edge instead, its cost in the key
         costs = [r.cost for r in mine if r.kind != REFERENCE] or [r.cost for r in mine]
         edge = max(costs) + 0.08 * (max(costs) - min(costs) + 0.1)
         front = sorted((r for r in mine if r.frontier), key=lambda r: r.cost)
         ax.plot([r.cost for r in front], [r.fact_availability for r in front], "--",
                 color="0.35", linewidth=1, zorder=1)
-        labelled: dict[tuple[float, float], int] = {}
         for r in mine:
             defaults = r.policy == variant_label("defaults")
-            if r.kind == CTXMGR:
-                marker, colour, size = ("*", _CTXMGR_COLOUR, 260) if defaults else (
-                    "o", _CTXMGR_COLOUR, 30)
-            else:
-                (marker, colour), size = styles[r.policy], 70
-            x = min(r.cost, edge)
-            ax.scatter([x], [r.fact_availability], marker=marker, s=size, zorder=3,
-                       facecolors=colour if r.eligible else "none", edgecolors=colour,
-                       linewidths=1.4 if defaults else 1.0)
-            if r.kind != CTXMGR or defaults:
-                spot = (round(r.cost, 2), round(r.fact_availability, 2))
-                stacked = labelled[spot] = labelled.get(spot, -1) + 1  # same spot: stack
-                label = r.policy if x == r.cost else f"{r.policy} (cost {r.cost:.2f}) →"
-                ax.annotate(f"{label}\n{_retained(r)}", (x, r.fact_availability),
-                            xytext=(6, 4 - 18 * stacked), textcoords="offset points",
-                            fontsize=7, color=colour, va="top" if stacked else "bottom",
-                            linespacing=1.0, fontweight="bold" if defaults else "normal")
-            elif r.frontier:
-                ax.annotate(r.policy.removeprefix("ctxmgr "), (r.cost, r.fact_availability),
-                            xytext=(5, -9), textcoords="offset points", fontsize=6,
-                            color="0.3")
-        ax.set_xlim(right=edge + 0.12 * (edge - min(costs) + 0.1))
+            marker, colour = (("*" if defaults else "o"), _CTXMGR_COLOUR) if (
+                r.kind == CTXMGR) else styles[r.policy]
+            ax.scatter([min(r.cost, edge)], [r.fact_availability], marker=marker,
+                       s=_marker_size(r),
+                       zorder=3, facecolors=colour if r.eligible else "none",
+                       edgecolors=colour, linewidths=1.4 if defaults else 1.0)
+        facts = [r.fact_availability for r in mine]
+        span = max(facts) - min(facts) or 0.05
+        ax.set_ylim(min(facts) - 0.08 * span, max(facts) + 0.1 * span)
+        ax.set_xlim(min(costs) - 0.08 * (edge - min(costs) + 0.1),
+                    edge + 0.06 * (edge - min(costs) + 0.1))
         ax.set_title(window)
         ax.set_xlabel("cost / none (lower is better)")
         ax.set_ylabel("fact availability (higher is better)")
         ax.grid(True, alpha=0.3)
+        key.axis("off")
+        for i, (n, r) in enumerate(numbered[window]):
+            colour = _CTXMGR_COLOUR if r.kind == CTXMGR else styles[r.policy][1]
+            clipped = f", cost {r.cost:.2f} (off the panel)" if r.cost > edge else ""
+            key.text(0.0, 1 - i / max(key_lines, 1), f"{n:>2}  {r.policy}: {_retained(r)}"
+                     f"{clipped}", transform=key.transAxes, va="top", fontsize=8,
+                     color=colour, family="monospace",
+                     fontweight="bold" if r.policy == variant_label("defaults") else "normal")
+        panels.append((ax, mine, edge))
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    for ax, mine, edge in panels:
+        labels = {id(r): n for n, r in numbered[ax.get_title()]}
+        _place_numbers(ax, renderer, [(min(r.cost, edge), r.fact_availability,
+                                       _marker_size(r)) for r in mine],
+                       [(min(r.cost, edge), r.fact_availability, str(labels[id(r)]),
+                         _CTXMGR_COLOUR if r.kind == CTXMGR else styles[r.policy][1])
+                        for r in mine if id(r) in labels])
     handles = [
         Line2D([], [], marker="o", linestyle="", color=_CTXMGR_COLOUR,
                label="ctxmgr variants"),
@@ -262,13 +280,76 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
                markeredgecolor="0.35", color="0.35",
                label="hollow: over budget, task lost, unpaired or under the recency floor"),
     ]
-    columns = 2 * len(windows)
-    legend_rows = -(-len(handles) // columns)
-    fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize=9, frameon=False)
-    fig.suptitle("Cost against fact availability on the recorded runs")
-    fig.tight_layout(rect=(0, 0.045 * legend_rows, 1, 1))
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 3 * len(windows)),
+               fontsize=9, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    fig.suptitle("Cost against fact availability on the recorded runs", y=1 - 0.2 / height)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
+
+
+def _marker_size(r: FrontierRow) -> float:
+    """A row's marker area in points squared (the defaults' star is the largest)."""
+    if r.policy == variant_label("defaults"):
+        return 260
+    return 30 if r.kind == CTXMGR else 70
+
+
+def _numbered(rows: Sequence[FrontierRow]) -> list[tuple[int, FrontierRow]]:
+    """The rows of one panel that carry a number, in key order: the defaults, the ctxmgr
+    variants on the frontier (cheapest first), then ``none``, the peers and the references
+    (other variants are dots without a number: there are many, and the table names them)."""
+    defaults = [r for r in rows if r.policy == variant_label("defaults")]
+    front = sorted((r for r in rows if r.kind == CTXMGR and r.frontier and r not in defaults),
+                   key=lambda r: r.cost)
+    rest = [r for r in rows if r.kind != CTXMGR]
+    return list(enumerate([*defaults, *front, *rest], start=1))
+
+
+_RINGS = (9, 14, 20, 28, 38)
+"""Distances (points) from its point a number is tried at, nearest first."""
+_DIRECTIONS = ((1, 0.5), (1, -0.5), (-1, 0.5), (-1, -0.5), (0, 1), (0, -1), (1, 0), (-1, 0),
+               (0.7, 1), (0.7, -1), (-0.7, 1), (-0.7, -1))
+
+
+def _place_numbers(ax: Any, renderer: Any, points: Sequence[tuple[float, float, float]],
+                   labels: Sequence[tuple[float, float, str, str]]) -> None:
+    """Put each label near its point where it overlaps no label placed before it, no
+    point and nothing outside the panel (the nearest free place, tried ring by ring and
+    direction by direction; a label further than the first ring gets a thin leader line).
+    When no place is free the last one tried is kept, so every number is drawn."""
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    panel = ax.get_window_extent(renderer)
+    to_display = ax.transData.transform
+    taken = []  # every marker's box (its area is in points squared), then each label's
+    for x, y, area in points:
+        (px, py), half = to_display((x, y)), renderer.points_to_pixels(area ** 0.5 / 2)
+        taken.append(Bbox.from_extents(px - half, py - half, px + half, py + half))
+    for x, y, text, colour in labels:
+        annotation = None
+        for ring in _RINGS:
+            for dx, dy in _DIRECTIONS:
+                if annotation is not None:
+                    annotation.remove()
+                leader = ({"arrowstyle": "-", "color": colour, "lw": 0.6, "shrinkA": 0,
+                           "shrinkB": 4} if ring > _RINGS[0] else None)
+                annotation = ax.annotate(text, (x, y), xytext=(dx * ring, dy * ring),
+                                         textcoords="offset points", ha="center",
+                                         va="center", fontsize=8, fontweight="bold",
+                                         color=colour, arrowprops=leader, zorder=4)
+                # the text alone (its leader line may cross its own point), where it is
+                # drawn: update_positions sets the text's transform as a draw does
+                annotation.update_positions(renderer)
+                box = Text.get_window_extent(annotation, renderer).padded(1.5)
+                inside = (box.x0 >= panel.x0 and box.x1 <= panel.x1 and box.y0 >= panel.y0
+                          and box.y1 <= panel.y1)
+                if inside and not any(box.overlaps(t) for t in taken):
+                    taken.append(box)
+                    break
+            else:
+                continue
+            break
 
 
 def _retained(r: FrontierRow) -> str:
@@ -334,7 +415,8 @@ def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
         "+ uncached prompt tokens + summarizer input and output) relative to no "
         "management; `fact availability`, `recency`, `user retention`, `actions retained` "
         "and `cost with recovery / none` are the fidelity measures of the replay section "
-        "above (the plot's labels give the two retention measures too); `task lost` counts "
+        "above (the plot numbers its points; the key under each panel gives each one's two "
+        "retention measures too); `task lost` counts "
         "calls whose prompt no longer holds the first user message verbatim. A row is on the "
         "**frontier** when it has no call over budget, none that lost the task, no "
         "pairing violation and a recency at or above its window's floor (0.99 at 32k and "

@@ -153,7 +153,7 @@ def _groups(summaries: Sequence[RoundSummary]
 
 
 def targets_line(summaries: Sequence[RoundSummary]) -> str:
-    """Which (kind, family, mode) meet issue 16's targets with ctxmgr, in one sentence."""
+    """Which (kind, family, mode) meet the retention targets with ctxmgr, in one sentence."""
     parts = []
     for kind in KINDS:
         for family in FAMILIES:
@@ -277,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "every user sentence with a value or an imperative (oldest dropped first to "
             "fit) and the last exchange; `ceiling` knows what was planted and keeps the "
             "shortest sentence saying each item's latest value, as many as fit, beside the "
-            "same pinned messages. Issue 16's targets: survival of at least "
+            "same pinned messages. The targets: survival of at least "
             + ", ".join(f"{v:.2f} at {_pct(k)}" for k, v in TARGETS.items())
             + " in every round, and the latest value of every updated item at 30 and "
             "20 %.",

@@ -1,10 +1,10 @@
-"""The side-by-side comparison of issue 5: every policy on the shared recorded runs.
+"""The side-by-side comparison: every policy on the shared recorded runs.
 
 Three replays, each with every policy (default: all installed), the shared fake
 summarizer and the shared token counter (``ctxmgr.tokens.default_counter``):
 
 * budget 32,000 and 16,000 on the whole shared set (24 SWE-bench coding runs +
-  100 tau-bench conversations, 124 runs, as in the issue's targets; the
+  100 tau-bench conversations, 124 runs; the
   conversations stay under 12,000 tokens, so at these budgets only the coding
   runs are managed);
 * budget 4,000 on the 100 tau-bench conversations (trigger 3,000; the system

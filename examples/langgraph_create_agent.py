@@ -9,14 +9,11 @@ their place and nothing else changes.
 
 from __future__ import annotations
 
-import json
-from importlib.resources import files
-
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from ctxmgr import AutoContextConfig, CompressionEvent, default_counter, from_openai
+from ctxmgr import CompressionEvent, default_counter
 from ctxmgr_langgraph import ContextMiddleware, from_langchain
 from ctxmgr_langgraph.testing import RecordedRun
 
@@ -24,15 +21,14 @@ BUDGET = 16_000
 
 
 def main() -> None:
-    recorded = json.loads((files("ctxmgr.data") / "demo_trajectory.json").read_text())
-    run = RecordedRun.from_messages(from_openai(recorded["messages"]))
+    recorded = RecordedRun.bundled_messages()  # a real run; or your own, from_openai(...)
+    run = RecordedRun.from_messages(recorded)
     model = run.model()  # answers as the recorded model did (tool calls included)
 
     events: list[CompressionEvent] = []
     agent = create_agent(
         model, run.tools(), system_prompt=run.system_prompt,
-        middleware=[ContextMiddleware(AutoContextConfig(max_tokens=BUDGET),
-                                      on_event=events.append)],  # the one line
+        middleware=[ContextMiddleware(max_tokens=BUDGET, on_event=events.append)],  # one line
         checkpointer=InMemorySaver(), store=InMemoryStore())
 
     config = {"configurable": {"thread_id": "example"}, "recursion_limit": 1_000}
@@ -41,7 +37,7 @@ def main() -> None:
     counter = default_counter()
     largest = max(counter.count_messages(from_langchain(p)) for p in model.received)
     applied = [e for e in events if e.status == "applied"]
-    print(f"recorded run: {len(recorded['messages'])} messages; model calls: {len(model.received)}")
+    print(f"recorded run: {len(recorded)} messages; model calls: {len(model.received)}")
     print(f"largest prompt sent: {largest:,} tokens (budget {BUDGET:,})")
     print(f"compressions: {len(applied)} ({', '.join(sorted({e.name for e in applied}))})")
     print(f"messages in state: {len(result['messages'])}")

@@ -10,8 +10,6 @@ with ctxmgr) and the tools return the recorded outputs.
 
 from __future__ import annotations
 
-import json
-from importlib.resources import files
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -19,7 +17,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.memory import InMemoryStore
 
-from ctxmgr import AutoContextConfig, CompressionEvent, default_counter, from_openai
+from ctxmgr import CompressionEvent, default_counter
 from ctxmgr_langgraph import ContextNode, ContextState, from_langchain
 from ctxmgr_langgraph.testing import RecordedRun
 
@@ -27,12 +25,12 @@ BUDGET = 16_000
 
 
 def main() -> None:
-    recorded = json.loads((files("ctxmgr.data") / "demo_trajectory.json").read_text())
-    run = RecordedRun.from_messages(from_openai(recorded["messages"]))
+    recorded = RecordedRun.bundled_messages()  # a real run; or your own, from_openai(...)
+    run = RecordedRun.from_messages(recorded)
     model, tools, prompt = run.model(), run.tools(), run.system_prompt
 
     events: list[CompressionEvent] = []
-    context = ContextNode(AutoContextConfig(max_tokens=BUDGET), system_prompt=prompt,
+    context = ContextNode(max_tokens=BUDGET, system_prompt=prompt,
                           tools=tools, on_event=events.append)
     all_tools = [*tools, *context.tools]
     bound = model.bind_tools(all_tools)
@@ -57,7 +55,7 @@ def main() -> None:
     counter = default_counter()
     largest = max(counter.count_messages(from_langchain(p)) for p in model.received)
     applied = [e for e in events if e.status == "applied"]
-    print(f"recorded run: {len(recorded['messages'])} messages; model calls: {len(model.received)}")
+    print(f"recorded run: {len(recorded)} messages; model calls: {len(model.received)}")
     print(f"largest prompt sent: {largest:,} tokens (budget {BUDGET:,})")
     print(f"compressions: {len(applied)} ({', '.join(sorted({e.name for e in applied}))})")
     print(f"messages in state: {len(result['messages'])}")

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-from importlib.resources import files
 
 from llama_index.core.workflow import Context
 
-from ctxmgr import CompressionEvent, InMemoryStore, from_openai
+from ctxmgr import CompressionEvent, InMemoryStore
 from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import RecordedRun
 
 
 async def main(max_tokens: int) -> None:
-    recorded = json.loads((files("ctxmgr.data") / "demo_trajectory.json").read_text())
-    run = RecordedRun.from_messages(from_openai(recorded["messages"]))  # task, answers, tools
+    recorded = RecordedRun.bundled_messages()  # a real run; or your own, from_openai(...)
+    run = RecordedRun.from_messages(recorded)  # task, answers, tools
 
     events: list[CompressionEvent] = []
     memory = ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore(),

@@ -4,6 +4,7 @@
 # minutes on 2 cores.
 # JSON reports go to ./replay-results (or $CTXMGR_BENCH_OUT).
 set -euo pipefail
+CTXMGR_EXTRA=dev
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 cd "$ROOT"
 OUT="${CTXMGR_BENCH_OUT:-replay-results}"

@@ -3,6 +3,7 @@
 # The Postgres tests use CTXMGR_TEST_POSTGRES_URI when it is set; otherwise a throwaway
 # PostgreSQL is started for this run (scripts/postgres.sh) and stopped when it ends.
 set -euo pipefail
+CTXMGR_EXTRA=dev
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 cd "$ROOT"
 if [ -z "${CTXMGR_TEST_POSTGRES_URI:-}" ]; then

@@ -64,6 +64,19 @@ def test_the_session_engine_example_compresses_and_keeps_each_stand_in_once() ->
     assert scope["prompt"][1].id == "ctxmgr-reload-hint"  # type: ignore[index]
 
 
-@pytest.mark.parametrize("line", ['pip install ".[langgraph]"', "not `pip install ctxmgr`"])
+@pytest.mark.parametrize("line", ['pip install -e ".[langgraph]"', "not `pip install ctxmgr`"])
 def test_install_says_to_install_from_the_checkout(line: str) -> None:
     assert line.lower() in README.read_text(encoding="utf-8").lower()
+
+
+def test_every_install_command_says_where_ctxmgr_comes_from() -> None:
+    """A bare ``ctxmgr`` requirement installs an unrelated project from the package index:
+    every ``pip install`` in a shell block installs from the checkout, a path or a URL."""
+    blocks = re.findall(r"```bash\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
+    commands = [line.split("#")[0] for b in blocks for line in b.splitlines()
+                if line.startswith("pip install")]
+    assert commands
+    for command in commands:
+        for req in re.findall(r'"([^"]*)"|(\S+)', command.removeprefix("pip install")):
+            name = req[0] or req[1]
+            assert not re.fullmatch(r"ctxmgr(\[[^\]]*\])?", name), command

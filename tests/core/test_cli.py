@@ -453,6 +453,12 @@ def test_demo_prints_the_savings_no_pairing_violations_and_the_reloads() -> None
     reloaded = re.search(r"offloaded ranges reloaded byte for byte: (\d+)", run.out)
     assert reloaded and int(reloaded.group(1)) > 0, run.out
     assert "strategies fired: none" not in run.out
+    if "replayed by create_agent" in run.out:  # the LangGraph demo keeps its offloads
+        hint = re.search(r"try ctxmgr reload ([0-9a-f]{8}) --project (\S+),", run.out)
+        assert hint, run.out
+        again = cli("reload", hint[1], "--project", hint[2])
+        assert again.rc == 0, again.err
+        assert json.loads(again.out)["messages"]
 
 
 def test_demo_with_a_tiny_window_exits_2_with_one_error_line() -> None:

@@ -93,6 +93,27 @@ def test_argument_errors_are_one_line_and_exit_2(argv: list[str]) -> None:
     assert lines[0].endswith("--help)")
 
 
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["replay", "--policy", "bogus", FIXTURE_RUNS[0]], "unknown policy 'bogus'; choose from "
+                                                       "none, ctxmgr, "),
+    (["replay", FIXTURE_RUNS[0], "--policy", "none,bogus"], "unknown policy 'bogus'"),
+    (["replay", "ctxmgr", FIXTURE_RUNS[0]],
+     "'ctxmgr' is a policy name, not a trajectory file: name policies with --policy"),
+    (["memo", "list", "stray"], "memo list takes no KEY, got 'stray'"),
+    (["compress", FIXTURE_RUNS[0], "extra.json"], "compress: error: unrecognized arguments: "
+                                                  "extra.json"),
+])
+def test_argument_errors_name_what_was_typed(argv: list[object], expected: str) -> None:
+    line = assert_one_error_line(cli(*argv), str(argv[0]))
+    assert expected in line
+
+
+def test_a_memo_key_after_an_option_is_still_the_key(tmp_path: Path) -> None:
+    line = assert_one_error_line(cli("memo", "read", "--session", "s1", "the-key",
+                                     "--project", "p"), "memo")
+    assert "no memo 'the-key' in project p" in line and "(session s1)" in line
+
+
 def test_argument_errors_are_one_line_in_a_real_process() -> None:
     done = subprocess.run([sys.executable, "-m", "ctxmgr", "compress"], capture_output=True,
                           text=True, timeout=60, check=False)

@@ -499,14 +499,23 @@ def test_the_memo_command_reports_bad_keys_and_missing_memos_with_exit_2(
     assert err[2] == "ctxmgr memo: error: memo delete needs a KEY"
 
 
-@pytest.mark.parametrize("option", ["--project", "--session"])
 @pytest.mark.parametrize("value", ["../../etc", "a/b", ".."])
-def test_the_memo_command_refuses_a_project_or_session_that_is_not_a_folder_name(
-    capsys: pytest.CaptureFixture[str], option: str, value: str
+def test_the_memo_command_refuses_a_session_that_is_not_a_folder_name(
+    capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    assert main(["memo", "list", option, value]) == 2
+    assert main(["memo", "list", "--session", value]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "must be 1-200 characters" in err
+
+
+@pytest.mark.parametrize("value", ["../../etc", "a/b", ".."])
+def test_a_memo_project_given_as_a_path_is_that_folders_project_never_a_path_in_the_store(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    # --project takes the agent's working directory, as the adapters name its project
+    assert main(["memo", "list", "--project", value]) == 0
+    out = capsys.readouterr().out
+    assert f"no memos for project {project_dir_name(value)} under" in out
 
 
 def test_memo_sessions_refuses_a_project_that_is_not_a_folder_name(tmp_path: Path) -> None:

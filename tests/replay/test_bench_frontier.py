@@ -148,3 +148,40 @@ def test_bad_input_is_one_line_and_exit_2(
     assert bench.main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+def test_plot_numbers_never_overlap_each_other_even_on_one_spot(bench: ModuleType) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    spots = [(0.5, 0.5)] * 6 + [(0.52, 0.51), (0.1, 0.9), (0.95, 0.05)]
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    bench._place_numbers(ax, renderer, [(x, y, 30.0) for x, y in spots],
+                         [(x, y, str(n), "black") for n, (x, y) in enumerate(spots, 1)])
+    boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]
+    assert sorted(t.get_text() for t in ax.texts) == sorted(str(n) for n in range(1, 10))
+    assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b)]
+    panel = ax.get_window_extent(renderer)
+    assert all(panel.x0 <= b.x0 and b.x1 <= panel.x1 and panel.y0 <= b.y0 and b.y1 <= panel.y1
+               for b in boxes)
+    plt.close(fig)
+
+
+def test_the_plot_numbers_the_defaults_the_frontier_and_every_other_policy_in_key_order(
+        bench: ModuleType) -> None:
+    rows = [_row(bench, "ctxmgr defaults", 0.6, 0.98, window="32k"),
+            _row(bench, "ctxmgr 0.8/0.1", 0.61, 0.98, window="32k", frontier=True),
+            _row(bench, "none", 1.0, 1.0, window="32k", kind="baseline"),
+            _row(bench, PEER, 1.0, 1.0, window="32k", kind="peer", over_budget_calls=3),
+            _row(bench, "ideal_drop_oldest", 2.4, 0.99, window="32k", kind="reference"),
+            _row(bench, "ctxmgr defaults", 0.5, 0.9, window="4k"),
+            _row(bench, "none", 1.0, 1.0, window="4k", kind="baseline")]
+    assert [(n, r.policy) for n, r in bench._numbered(rows[:5])] == [
+        (1, "ctxmgr defaults"), (2, "ctxmgr 0.8/0.1"), (3, "none"), (4, PEER),
+        (5, "ideal_drop_oldest")]  # save_plot draws them: see the test writing a PNG

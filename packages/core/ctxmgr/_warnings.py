@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 import warnings
 
-__all__ = ["warn_caller"]
+__all__ = ["warn_caller", "warn_once"]
+
+_warned: set[str] = set()
+"""The keys :func:`warn_once` has warned about in this process."""
 
 _OWN_PACKAGES = frozenset({"ctxmgr", "ctxmgr_langgraph", "ctxmgr_llamaindex"})
 
@@ -28,3 +31,12 @@ def warn_caller(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn`` attributed to the nearest caller outside ctxmgr, so the
     warning shows the user's line however deep inside ctxmgr it was raised."""
     warnings.warn(message, category, stacklevel=_outside_stacklevel() + 1)
+
+
+def warn_once(key: str, message: str, category: type[Warning] = UserWarning) -> None:
+    """:func:`warn_caller` the first time ``key`` is given in this process, then never:
+    a setting assumed by every agent built says so once, not once per agent."""
+    if key in _warned:
+        return
+    _warned.add(key)
+    warn_caller(message, category)

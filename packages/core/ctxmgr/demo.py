@@ -9,6 +9,7 @@ savings, then reloads one compressed range to show nothing was lost.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,9 @@ class DemoReport:
     reload_shown: Any = None
     """The LangGraph demo's one ``context_reload``: an object with ``offload_id``,
     ``message_id``, ``detail`` and ``exact`` (``None`` when none was made)."""
+    kept: tuple[str, str, str] | None = None
+    """Where a demo left its offloads for ``ctxmgr reload`` / ``ctxmgr search``: (the
+    store's folder, the project, the session); ``None`` when they were in memory only."""
 
 
 def bundled_trajectory() -> tuple[str, list[Message]]:
@@ -114,6 +118,14 @@ def render(report: DemoReport) -> str:
         lines.append(f"context_reload {shown.offload_id[:8]} brought message {shown.message_id} "
                      f"back {'exactly' if shown.exact else 'CHANGED'} ({len(shown.detail):,} "
                      f"chars): {first[:70]}")
+    if report.kept is not None:
+        folder, project, session = report.kept
+        some = next((ids[-1] for ids in (re.findall(r"offload ([0-9a-f]{8})", f)
+                                         for fs in report.fired.values() for f in fs) if ids),
+                    "ID")
+        lines.append(f"the offloads stay in {folder} (project {project}, session {session}) "
+                     f"until the next demo: try ctxmgr reload {some} --project {project}, or "
+                     f"ctxmgr search TEXT --project {project}")
     return "\n".join(lines)
 
 

@@ -60,7 +60,7 @@ class InvalidStateError(InvalidMessageError):
     from another version; ``field`` names the part, e.g. ``"compression.stand_ins[0].count"``.
 
     An :class:`InvalidMessageError` (so a ``ValueError``) because a damaged state used to
-    be reported as one. Added for issue 19.
+    be reported as one.
     """
 
     def __init__(self, field: str, problem: str) -> None:

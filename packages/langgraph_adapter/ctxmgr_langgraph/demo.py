@@ -18,7 +18,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxmgr import AutoContextConfig, CompressionEvent, Message, validate_pairing
+from ctxmgr import (
+    AutoContextConfig,
+    CompressionEvent,
+    FileStore,
+    Message,
+    Settings,
+    delete_session,
+    validate_pairing,
+)
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.demo import DemoReport, bundled_trajectory
 from ctxmgr.messages import message_to_dict
@@ -42,6 +50,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["ReloadShown", "run_agent_demo"]
 
 RELOAD_CALL_ID = "ctxmgr-demo-reload"
+DEMO_PROJECT, DEMO_THREAD = "ctxmgr-demo", "demo"
+"""Where the demo's offloads are kept in the files under ``CTXMGR_HOME``."""
 _NEXT_PAGE = re.compile(r'"page": (\d+)\} for the next')
 _MAX_PAGES = 5
 ASK_RELOAD = "Bring back one detail you compressed earlier, exactly."
@@ -111,11 +121,15 @@ def run_agent_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None
     model = run.model(id_prefix="demo", on_call=on_call)
     model.messages = iter(script)
     store = InMemoryStore()
+    # the offloads go to files, where `ctxmgr reload ID --project ctxmgr-demo` finds them;
+    # the last run's are removed first, so demos never pile up
+    files = FileStore(Settings.resolve().home)
+    delete_session(files, project=DEMO_PROJECT, session=DEMO_THREAD)
     middleware = ContextMiddleware(AutoContextConfig(max_tokens=budget), on_event=on_event,
-                                   project="ctxmgr-demo", store=store)
+                                   project=DEMO_PROJECT, store=files)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[middleware], checkpointer=InMemorySaver(), store=store)
-    config: RunnableConfig = {"configurable": {"thread_id": "demo"},
+    config: RunnableConfig = {"configurable": {"thread_id": DEMO_THREAD},
                               "recursion_limit": 10 * calls + 100}
     turns = [run.inputs(t) for t in range(len(run.turns))] or [[HumanMessage(ASK_RELOAD)]]
     for turn in turns:
@@ -124,7 +138,8 @@ def run_agent_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None
     if "text" not in reload_box and reload_box.get("asked") is not False:
         agent.invoke({"messages": [HumanMessage(ASK_RELOAD)]}, config)
 
-    processor = middleware.sessions.processor("demo", store)
+    processor = middleware.sessions.processor(DEMO_THREAD, store)
+    report.kept = (str(files.root), DEMO_PROJECT, DEMO_THREAD)
     originals = _originals(agent, config)
     for event in events:
         report.strategies[event.name] += 1

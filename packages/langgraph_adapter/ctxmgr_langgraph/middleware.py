@@ -93,8 +93,15 @@ class ContextMiddlewareState(AgentState[Any]):
 class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, Any, Any]):
     """Keeps a ``create_agent`` agent inside its context window (put it last in the list).
 
+    Example::
+
+        ContextMiddleware(max_tokens=200_000)            # the model's context window
+        ContextMiddleware(AutoContextConfig(max_tokens=200_000, token_ratio=0.7))
+
     Args:
         config: window, trigger and strategies (``AutoContextConfig``).
+        max_tokens: the model's context window (overrides the config's). Without it or a
+            config, a 128,000-token window is assumed and a warning says so, once.
         summarizer: a LangChain chat model, an object with ``summarize`` /
             ``asummarize``, ``"extractive"`` (default: deterministic, no LLM) or
             ``None`` (only the strategies that need no summary).

@@ -103,6 +103,7 @@ class SessionOptions(TypedDict, total=False):
     """The keyword options of ``ContextMiddleware``, ``ContextHook`` and ``ContextNode``
     (defaults and meaning: see :class:`~ctxmgr_langgraph.ContextMiddleware`)."""
 
+    max_tokens: int | None
     summarizer: Any
     counter: TokenCounter | None
     store: Store | BaseStore | None

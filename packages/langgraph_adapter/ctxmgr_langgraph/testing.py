@@ -120,6 +120,14 @@ class RecordedRun:
     arguments: dict[str, tuple[str, ...]] = field(repr=False)
     """Argument names seen per tool."""
 
+    @staticmethod
+    def bundled_messages() -> list[Message]:
+        """The real coding-agent run ``ctxmgr demo`` replays (232 messages, MIT licence,
+        shipped with ctxmgr): ``RecordedRun.from_messages(RecordedRun.bundled_messages())``."""
+        from ctxmgr.demo import bundled_trajectory
+
+        return bundled_trajectory()[1]
+
     @classmethod
     def from_messages(cls, messages: Sequence[Message]) -> RecordedRun:
         """Split a recording (system prompt, user turns, answers, tool outputs)."""

@@ -65,6 +65,7 @@ from ctxmgr.session import (
     Turn,
     merge_session_state,
     session_label,
+    warn_assumed_window,
 )
 from ctxmgr.settings import config_from_env
 from ctxmgr.store import delete_session
@@ -200,11 +201,18 @@ class ContextMemory(BaseMemory):
     _dicts: _DictCache = PrivateAttr(default_factory=lambda: _DictCache())
     _scratch_dicts: _DictCache = PrivateAttr(default_factory=lambda: _DictCache())
 
-    def __init__(self, *, store: Store | BaseKVStore | None = None,
+    def __init__(self, *, max_tokens: int | None = None,
+                 store: Store | BaseKVStore | None = None,
                  summarizer: object | None = DEFAULT, counter: TokenCounter | None = None,
                  on_event: Any = None, **data: Any) -> None:
+        if max_tokens is not None:  # the window, as from_defaults takes it
+            fields = data.get("config_fields", data.get("config")) or {}
+            data["config_fields"] = {**fields, "max_tokens": max_tokens}
+            data.pop("config", None)
         super().__init__(**data)
         _saved_config(self.config_fields)  # raises ConfigError on a bad field, now
+        if "max_tokens" not in self.config_fields:
+            warn_assumed_window()
         if not isinstance(self.runtime, _Runtime):
             self.runtime = self._resolve_runtime(store, summarizer, counter, on_event)
 
@@ -294,8 +302,11 @@ class ContextMemory(BaseMemory):
         if counter is None and llm is not None:
             counter = default_counter(getattr(llm.metadata, "model_name", None))
         settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
+        fields = _changed_fields(cfg)
+        if window is not None or config is not None:  # a window chosen, if the default one
+            fields["max_tokens"] = cfg.max_tokens
         data: dict[str, Any] = {
-            "config_fields": _changed_fields(cfg), "overhead_tokens": overhead_tokens,
+            "config_fields": fields, "overhead_tokens": overhead_tokens,
             "calibrate": calibrate,
             "message_archiving": settings.message_archiving, "memo": settings.memo}
         if session_id is not None:

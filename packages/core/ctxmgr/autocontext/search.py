@@ -41,7 +41,8 @@ from ctxmgr.tool_guard import never_raises
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_SEARCH_TOOL", "DEFAULT_MAX_RESULTS", "MAX_RESULTS", "SEARCH_MAX_TOKENS",
-           "SearchAnswer", "answer_search", "handle_search_call"]
+           "TOOL_WORDING", "SearchAnswer", "SearchWording", "answer_search",
+           "handle_search_call"]
 
 DEFAULT_MAX_RESULTS = 1
 """Hits a page holds unless the call asks for more. One: an agent searches for a detail
@@ -94,6 +95,26 @@ CONTEXT_SEARCH_TOOL = ToolSpec(
 
 _USAGE = ('expected {"query": "<text to find>", "regex": false, "max_results": '
           f'{DEFAULT_MAX_RESULTS}, "page": 1}}')
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchWording:
+    """How an answer tells its reader to go on: the model calls the tool again, a user of
+    ``ctxmgr search`` passes options."""
+
+    next_page: Callable[[int, int | None], str]
+    """(the next page, the page size when the cap made it smaller than asked) -> how."""
+    no_more: str
+    """The last line when no match is left."""
+    no_match: str
+    """What to try when nothing matched."""
+
+
+TOOL_WORDING = SearchWording(
+    next_page=lambda page, size: "the same call with "
+    + (f'"max_results": {size}, ' if size is not None else "") + f'"page": {page}.',
+    no_more="No more. context_reload with a uuid and page gives back the whole page.",
+    no_match='It may still be in your context; try fewer words, another spelling, or '
+             '"regex": true.')
 
 Where = Callable[[Passage, int], str]
 """Where a hit is, for the model: (passage, character offset of the hit in it) -> text
@@ -183,7 +204,8 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
 
 @never_raises("context_search", str)
 def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | None = None,
-                  counter: TokenCounter | None = None, where: Where | None = None) -> str:
+                  counter: TokenCounter | None = None, where: Where | None = None,
+                  wording: SearchWording | None = None) -> str:
     """Answer one ``context_search`` call over ``passages`` (oldest first). Never raises.
 
     Args:
@@ -193,6 +215,8 @@ def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | N
             :data:`SEARCH_MAX_TOKENS`); ``None``: that cap.
         counter: counts the answer (default: the exact default counter).
         where: names where a hit is (default: its source).
+        wording: how the answer tells its reader to go on (default: the tool's words for
+            the model; the ``ctxmgr search`` command names its own options).
     """
     query = _parse(tool_input)
     if isinstance(query, str):
@@ -208,7 +232,7 @@ def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | N
                 f"{REGEX_SECONDS:g} s; make it simpler, or search for a literal word in it.")
     counter = counter or default_counter()
     return _render(query, hits, total, folded, len(passages), cap, counter,
-                   where or _default_where)
+                   where or _default_where, wording or TOOL_WORDING)
 
 
 def _parse(tool_input: Any) -> _Query | str:
@@ -324,12 +348,11 @@ def _default_where(p: Passage, _: int) -> str:
 
 
 def _render(query: _Query, hits: list[_Hit], total: int, folded: bool, searched: int,
-            cap: int, counter: TokenCounter, where: Where) -> str:
+            cap: int, counter: TokenCounter, where: Where, wording: SearchWording) -> str:
     shown_q = json.dumps(query.text[:80], ensure_ascii=False)
     if not total:
         return (f"No match for {shown_q} in what was compressed away ({searched} messages "
-                "searched). It may still be in your context; try fewer words, another "
-                'spelling, or "regex": true.')
+                f"searched). {wording.no_match}")
     first = (query.page - 1) * query.per_page
     page_hits = hits[first:first + query.per_page]
     if not page_hits:
@@ -343,10 +366,10 @@ def _render(query: _Query, hits: list[_Hit], total: int, folded: bool, searched:
     left = total - first - len(page_hits)
     if left > 0:
         more = "more than " if total >= MAX_COUNTED else ""
-        size = "" if query.per_page == query.asked else f'"max_results": {query.per_page}, '
-        tail = f"{more}{left} more: the same call with {size}\"page\": {query.page + 1}."
+        tail = f"{more}{left} more: " + wording.next_page(
+            query.page + 1, None if query.per_page == query.asked else query.per_page)
     else:
-        tail = "No more. context_reload with a uuid and page gives back the whole page."
+        tail = wording.no_more
     places = [where(h.passage, h.start) for h in page_hits]
     # widest snippets first; narrower ones, then none of the context, until it fits
     for line_chars, context in ((_LINE_CHARS, True), (_LINE_CHARS, False), (80, False),

@@ -1,7 +1,7 @@
 """The ``ctxmgr`` command line: argument parsing and exit codes, no logic of its own.
 
-One module per sub-command (``compress``, ``reload``, ``demo``, ``replay``, ``tune``,
-``memo``, ``prune``), each with ``HELP``, ``add_arguments(parser)`` and
+One module per sub-command (``compress``, ``reload``, ``search``, ``demo``, ``replay``,
+``tune``, ``memo``, ``prune``), each with ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> int``;
 they import what they need when they run, so ``ctxmgr --help`` stays fast.
 ``main`` turns every expected failure (bad input, unreadable file, invalid
@@ -20,15 +20,15 @@ from types import ModuleType
 from typing import NoReturn, TextIO
 
 from ctxmgr._version import __version__
-from ctxmgr.cli import compress, demo, memo, prune, reload, replay, tune
+from ctxmgr.cli import compress, demo, memo, prune, reload, replay, search, tune
 from ctxmgr.cli._common import EXIT_BAD_INPUT, EXIT_OK
 from ctxmgr.errors import CtxmgrError
 
 __all__ = ["main"]
 
 _COMMANDS: dict[str, ModuleType] = {
-    "demo": demo, "compress": compress, "reload": reload, "replay": replay, "memo": memo,
-    "prune": prune, "tune": tune}
+    "demo": demo, "compress": compress, "reload": reload, "search": search, "replay": replay,
+    "memo": memo, "prune": prune, "tune": tune}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,9 +53,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 2 bad input, 130 interrupted)."""
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
     except SystemExit as exc:  # --help, --version, or an argument error already printed
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    if extra and not _late_positionals(args, extra):
+        command = f"ctxmgr {args.command}" if args.command else "ctxmgr"
+        print(f"{command}: error: unrecognized arguments: {' '.join(extra)} (see {command} "
+              "--help)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not args.command:
         parser.print_help()
         return EXIT_OK
@@ -71,6 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"ctxmgr {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _late_positionals(args: argparse.Namespace, extra: list[str]) -> bool:
+    """Give a sub-command the positionals argparse left over: an optional positional
+    after an option (``memo read --session S KEY``) is not matched by argparse itself."""
+    take = getattr(_COMMANDS.get(args.command or ""), "take_positionals", None)
+    return bool(take is not None and take(args, extra))
 
 
 def _one_line_warning(command: str) -> Callable[..., None]:

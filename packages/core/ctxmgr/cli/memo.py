@@ -7,8 +7,9 @@ import json
 import sys
 
 from ctxmgr.cli._common import EXIT_OK, UsageError
+from ctxmgr.cli._sessions import project_label
 
-__all__ = ["HELP", "add_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "run", "take_positionals"]
 
 HELP = "Inspect memos on disk: list, read or delete."
 
@@ -18,9 +19,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("key", nargs="?", help="the memo key (read, delete)")
     p.add_argument("--session", help="session id (default: every session of the project for "
                                      "list; the only session holding KEY for read/delete)")
-    p.add_argument("--project", help="project folder name (default: from the working directory)")
+    p.add_argument("--project", metavar="NAME|PATH",
+                   help="the agent's working directory, or its project label (default: this "
+                        "working directory's)")
     p.add_argument("--home", help="store root (default: $CTXMGR_HOME, .env, ~/.ctxmgr)")
     p.add_argument("--json", action="store_true", help="list: print JSON")
+
+
+def take_positionals(args: argparse.Namespace, extra: list[str]) -> bool:
+    """KEY given after an option (``memo read --session S KEY``), which argparse leaves over."""
+    if args.key is None and len(extra) == 1 and not extra[0].startswith("-"):
+        args.key = extra[0]
+        return True
+    return False
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from ctxmgr.store.files import FileStore, project_dir_name
 
     home = Settings.resolve(home=args.home).home
-    project = args.project or project_dir_name()
+    project = project_label(args.project) if args.project is not None else project_dir_name()
     store = FileStore(home)
     sessions = [args.session] if args.session else memo_sessions(home, project)
 
@@ -37,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         return MemoStore(store, session=session, project=project)
 
     if args.action == "list":
+        if args.key is not None:
+            raise UsageError(f"memo list takes no KEY, got {args.key!r} (memo read KEY reads "
+                             "one)")
         listing = {s: memos(s).list_memos() for s in sessions}
         if args.json:
             print(json.dumps({s: [e.to_dict() for e in es] for s, es in listing.items()},

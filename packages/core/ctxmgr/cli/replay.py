@@ -31,9 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tokens", type=int, default=32_000,
                    help="the context budget under test (default 32000)")
     p.add_argument("--policy", action="extend", nargs="+", metavar="NAME",
-                   help="policies to compare (default: every one installed here; "
-                        "--list-policies shows them): none, ctxmgr, and the peers "
-                        "langchain_summarization, langchain_context_editing, "
+                   help="policies to compare, as names or a comma list (default: every one "
+                        "installed here; --list-policies shows them): none, ctxmgr, and the "
+                        "peers langchain_summarization, langchain_context_editing, "
                         "langmem_summarize, llamaindex_memory, llamaindex_summary_buffer")
     p.add_argument("--list-policies", action="store_true",
                    help="list every known policy, whether it can run here and, if not, "
@@ -55,12 +55,15 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list_policies:
         return _list_policies()
+    names, swallowed = _policy_names(args.policy)
+    args.paths = [*args.paths, *swallowed]
     if not args.paths:
         raise UsageError("give at least one trajectory PATH (or --list-policies)")
     check_max_tokens(args.max_tokens)
     if args.summarizer not in ("extractive", "fake") and ":" not in args.summarizer:
         raise UsageError(f"--summarizer must be extractive or provider:model, got "
                          f"{args.summarizer!r}")
+    _check_paths(args.paths)
     check_output(args.json, "--json")
     check_output(args.plot, "--plot")
     if args.plot:
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         except ImportError:
             raise UsageError('--plot needs matplotlib: pip install ".[replay]"') from None
     trajectories = read_source_arguments(args)
-    names = list(dict.fromkeys(args.policy or available_policies()))
+    names = names or available_policies()
     counter = default_counter()
     if ":" in args.summarizer:
         from ctxmgr.cli._summarizers import model_summarizer
@@ -82,6 +85,51 @@ def run(args: argparse.Namespace) -> int:
     report = _run_with_progress(trajectories, policies, args.max_tokens, counter, summarizer)
     _show(report, trajectories, args)
     return EXIT_OK
+
+
+def _policy_names(given: list[str] | None) -> tuple[list[str], list[str]]:
+    """The policies ``--policy`` names (commas split them too), each once, and the
+    trajectory paths it took in (``--policy ctxmgr RUN.json``: the option takes every
+    word up to the next option, and a file is no policy).
+
+    Raises:
+        UsageError: a name that is neither a known policy nor an existing path (one line
+            listing the known policies).
+    """
+    import os
+
+    from ctxmgr.replay import policy_names
+
+    if given and not any(n.strip() for value in given for n in value.split(",")):
+        raise UsageError("--policy needs a policy name, got ''")
+    known = policy_names()
+    names: list[str] = []
+    paths: list[str] = []
+    for value in given or []:
+        for word in ([value] if os.path.exists(value) else value.split(",")):
+            if not word.strip():
+                continue
+            if word.strip() in known:
+                names.append(word.strip())
+            elif os.path.exists(word):
+                paths.append(word)
+            else:
+                raise UsageError(f"unknown policy {word!r}; choose from {', '.join(known)} "
+                                 '(peers come with the adapters: pip install -e ".[all]")')
+    return list(dict.fromkeys(names)), paths
+
+
+def _check_paths(paths: list[str]) -> None:
+    """A PATH that does not exist but names a policy was meant for ``--policy``: say so."""
+    import os
+
+    from ctxmgr.replay import policy_names
+
+    known = set(policy_names())
+    for path in paths:
+        if path in known and not os.path.exists(path):
+            raise UsageError(f"{path!r} is a policy name, not a trajectory file: name "
+                             f"policies with --policy (--policy none {path}, or a comma list)")
 
 
 def add_source_arguments(p: argparse.ArgumentParser) -> None:

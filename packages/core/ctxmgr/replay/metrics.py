@@ -54,7 +54,7 @@ the sums, and ``ms_per_call_median`` is the median over every call.
 Besides the SPEC §8 keys (:data:`METRIC_KEYS`) every row carries
 ``cached_tokens``, ``baseline_effective_cost`` (the no-management cost of the
 same calls), ``effective_cost_ratio`` (effective cost / that baseline, the
-"cost / none" of the issue's tables), ``summarizer_input_tokens``,
+"cost / none" of RESULTS.md's tables), ``summarizer_input_tokens``,
 ``summarizer_output_tokens``, ``events`` (compressions by strategy name), the
 counts behind the fidelity shares (``needed_facts``, ``facts_available``,
 ``facts_reloadable``, ``facts_searchable``, ``needed_facts_by_age``, ``recency_calls``,

@@ -11,7 +11,12 @@ history gives the same decisions through any of them.
 """
 
 from ctxmgr.session.calibration import Calibration, ScaledCounter
-from ctxmgr.session.engine import DEFAULT_MAX_SESSIONS, SessionEngine, Turn
+from ctxmgr.session.engine import (
+    DEFAULT_MAX_SESSIONS,
+    SessionEngine,
+    Turn,
+    warn_assumed_window,
+)
 from ctxmgr.session.labels import NO_THREAD_SESSION, session_label
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import GUIDANCE_ID, after_system, guidance_message, render_view
@@ -45,4 +50,5 @@ __all__ = [
     "reload_answer",
     "render_view",
     "session_label",
+    "warn_assumed_window",
 ]

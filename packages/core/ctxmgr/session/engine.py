@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ctxmgr._warnings import warn_once
 from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.cooldown import SummaryCooldown
@@ -59,10 +60,24 @@ from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, proj
 from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_guard import never_raises
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn"]
+__all__ = ["ASSUMED_WINDOW_WARNING", "DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn",
+           "warn_assumed_window"]
 
 DEFAULT_MAX_SESSIONS = 1024
 """Sessions whose processor is kept (the least recently used is dropped past it)."""
+
+
+ASSUMED_WINDOW_WARNING = (
+    "ctxmgr: no context window given, so a {window:,}-token window is assumed; pass your "
+    "model's window as max_tokens= (ContextMiddleware(max_tokens=...), ContextHook, "
+    "ContextNode, ContextMemory.from_defaults(max_tokens=...)), in "
+    "AutoContextConfig(max_tokens=...), or as CTXMGR_MAX_TOKENS in the environment")
+
+
+def warn_assumed_window() -> None:
+    """Say, once per process, that no window was given and the default is assumed."""
+    warn_once("assumed-window",
+              ASSUMED_WINDOW_WARNING.format(window=AutoContextConfig().max_tokens))
 
 
 def _answer(text: str) -> ToolAnswer:
@@ -113,6 +128,9 @@ class SessionEngine:
         config: window, trigger and strategies; default: from the ``CTXMGR_<FIELD>``
             environment variables (:func:`~ctxmgr.settings.config_from_env`), else the
             defaults.
+        max_tokens: the model's context window (overrides the config's). With neither
+            nor ``CTXMGR_MAX_TOKENS``, a 128,000-token window is assumed, and a
+            warning says so once per process.
         counter: token counter; default exact tiktoken.
         summarizer: object with ``summarize`` / ``asummarize``; default the deterministic
             extractive summarizer; ``None``: only the strategies that need no summary.
@@ -138,6 +156,7 @@ class SessionEngine:
         self,
         config: AutoContextConfig | None = None,
         *,
+        max_tokens: int | None = None,
         counter: TokenCounter | None = None,
         summarizer: object | None = DEFAULT,
         project: str | None = None,
@@ -152,9 +171,14 @@ class SessionEngine:
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         store_retry: StoreRetry = DEFAULT_STORE_RETRY,
     ) -> None:
-        config = config or config_from_env()
+        if config is None:
+            config = config_from_env()
+            if max_tokens is None and config.max_tokens == AutoContextConfig().max_tokens:
+                warn_assumed_window()
         if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
+        if max_tokens is not None:  # validated by the config itself
+            config = dataclasses.replace(config, max_tokens=max_tokens)
         if reserve_output_tokens is not None:  # validated by the config itself
             config = dataclasses.replace(config, reserve_output_tokens=reserve_output_tokens)
         if summarizer is not DEFAULT and summarizer is not None and not (

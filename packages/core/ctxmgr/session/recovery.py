@@ -29,7 +29,7 @@ from ctxmgr.memo.store import MemoStore
 from ctxmgr.messages import Message, ToolResultBlock
 from ctxmgr.session.state import SessionState, ToolAnswer
 
-__all__ = ["reload_answer", "search_answer"]
+__all__ = ["memo_passages", "reload_answer", "search_answer"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def search_answer(processor: ContextProcessor, tool_input: Any, *, state: Sessio
         used_tokens: the prompt as it stands (see :func:`reload_answer`).
         memos: the session's memos, when the memo tool is on.
     """
-    extra = [*_archived(view, state), *_memo_passages(memos)]
+    extra = [*_archived(view, state), *memo_passages(memos)]
     answer = handle_search_call(processor.hidden, tool_input, view=view,
                                 room=reload_room(processor.config, used_tokens),
                                 page_size=reload_floor(processor.config),
@@ -92,7 +92,7 @@ def _archived(history: Sequence[Message], state: SessionState) -> list[Passage]:
     return out
 
 
-def _memo_passages(memos: MemoStore | None) -> list[Passage]:
+def memo_passages(memos: MemoStore | None) -> list[Passage]:
     """Each memo's content (a memo the store cannot give is left out)."""
     if memos is None:
         return []

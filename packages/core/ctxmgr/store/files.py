@@ -226,6 +226,31 @@ class FileStore(Store):
         except OSError as exc:
             raise _store_error("list", folder, exc) from exc
 
+    def namespaces(self, *, project: str | None = None) -> list[Namespace]:
+        """Every namespace with a folder in the store (of one ``project`` if given), sorted
+        by project, kind and session, as ``LangGraphStore.namespaces`` lists its own.
+        Folders whose names are not labels, and links, are left out."""
+        projects = self._root / "projects"
+        if project is not None:
+            Namespace(project, "-", "-")  # a clear error for a bad label, now
+        found: list[Namespace] = []
+        for p in [project] if project is not None else self._subfolders(projects):
+            for kind in self._subfolders(projects / p):
+                found.extend(Namespace(p, session, kind)
+                             for session in self._subfolders(projects / p / kind))
+        return sorted(found, key=lambda n: (n.project, n.kind, n.session))
+
+    def _subfolders(self, folder: Path) -> list[str]:
+        """The names of ``folder``'s sub-folders that are valid labels (no links)."""
+        try:
+            with os.scandir(folder) as entries:
+                return sorted(e.name for e in entries
+                              if self.is_valid_key(e.name) and e.is_dir(follow_symlinks=False))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        except OSError as exc:
+            raise _store_error("list", folder, exc) from exc
+
 
 def _abandoned(entry: os.DirEntry[str]) -> bool:
     """Whether a temp file ``.~<key>.<pid>.<random>.tmp`` has no writer any more: its

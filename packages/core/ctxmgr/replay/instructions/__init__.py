@@ -1,7 +1,7 @@
 """An instruction-survival suite: do the user's instructions survive compression?
 
 Seeded sessions with planted user instructions, a score for a prompt, and the
-protocol of issue 16 (each session compressed into 30, 20 and 10 % of its size,
+retention protocol (each session compressed into 30, 20 and 10 % of its size,
 five rounds in a row). Measuring code: never imported at run time.
 
 ::

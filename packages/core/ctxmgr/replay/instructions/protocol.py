@@ -1,4 +1,4 @@
-"""The protocol of issue 16: compress each session to a share of its size, five times.
+"""The instruction-retention protocol: compress each session to a share of its size, five times.
 
 Each session is compressed into a window of ``int(share * tokens of the session)``
 (the default counter), for shares of 30, 20 and 10 %, and each *round*
@@ -51,7 +51,7 @@ MODES: tuple[Mode, ...] = ("objects", "wire")
 SHARES: tuple[float, ...] = (0.3, 0.2, 0.1)
 ROUNDS = 5
 TARGETS: Mapping[float, float] = {0.3: 0.95, 0.2: 0.90, 0.1: 0.40}
-"""Issue 16's targets: the share of planted items surviving, every round, per window
+"""The retention targets: the share of planted items surviving, every round, per window
 share; at 20 and 30 % the latest value of every updated item must also stand."""
 LATEST_TARGET_SHARES: tuple[float, ...] = (0.3, 0.2)
 

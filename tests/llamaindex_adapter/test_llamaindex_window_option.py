@@ -1,0 +1,45 @@
+"""``ContextMemory(max_tokens=N)`` takes the window directly, as ``from_defaults`` does (it
+used to be ignored, leaving 128,000); without a window, a warning says once which is
+assumed."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+from ctxmgr import AutoContextConfig, InMemoryStore
+from ctxmgr_llamaindex import ContextMemory
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("ctxmgr._warnings._warned", set())
+
+
+def _caught(build: Any) -> tuple[Any, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        made = build()
+    return made, [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+
+
+def test_the_constructor_takes_max_tokens_and_keeps_it_in_its_dict() -> None:
+    memory, warned = _caught(lambda: ContextMemory(max_tokens=6000, store=InMemoryStore()))
+    assert memory.config.max_tokens == 6000 and warned == []
+    again = ContextMemory.model_validate(memory.model_dump())
+    assert again.config.max_tokens == 6000
+
+
+def test_from_defaults_with_a_config_or_a_window_does_not_warn() -> None:
+    for build in (lambda: ContextMemory.from_defaults(max_tokens=9000),
+                  lambda: ContextMemory.from_defaults(config=AutoContextConfig())):
+        assert _caught(build)[1] == []
+
+
+def test_no_window_warns_once_that_128k_is_assumed() -> None:
+    memory, warned = _caught(ContextMemory.from_defaults)
+    assert memory.config.max_tokens == 128_000
+    assert len(warned) == 1 and "128,000-token window is assumed" in warned[0]
+    assert _caught(ContextMemory)[1] == []  # once per process
