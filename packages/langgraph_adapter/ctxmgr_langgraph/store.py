@@ -120,7 +120,7 @@ class LangGraphStore(Store):
         self._prefix = labels
         self._lock_timeout_s = check_lock_timeout(lock_timeout_s)
         self._sync_only = False  # set once the store's async methods say they do not exist
-        self._shared_lock: AdvisoryLock | None = None
+        self._shared_lock: AdvisoryLock | FileLocks | None = None
         self._lock_chosen = False
         self._lock_guard = threading.Lock()
 
