@@ -9,13 +9,20 @@ and write it back, and one entry would be lost. An OS file lock (``flock`` throu
 uses) excludes every process on the machine and is dropped by the kernel when its holder
 dies, so a killed worker never leaves it behind. The lock files live in one folder next
 to the database, named by a hash of the namespace (labels may hold any character).
+
+**Turns.** An OS file lock is not fair: a writer that releases and takes it again at
+once (a loop of memo writes) can keep a waiting process out until it is done, past any
+timeout. :func:`acquire_fairly` takes turns: a waiter leaves its name in a marker file
+beside the lock, and a writer that sees another's fresh marker lets it in first.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,7 +32,60 @@ from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import advisory_key, check_lock_timeout
 from ctxmgr.store.base import Namespace, process_lock
 
-__all__ = ["FileLocks"]
+__all__ = ["FileLocks", "acquire_fairly"]
+
+_POLL_S = 0.005
+_YIELD_S = 0.02
+"""How long a writer that sees another's marker waits before taking the lock: longer
+than the waiter's poll, so the waiter gets it."""
+_MARKER_FRESH_S = 0.5
+"""A marker older than this is a waiter gone (it refreshes it every 0.1 s)."""
+
+
+def acquire_fairly(lock: filelock.FileLock, timeout_s: float) -> None:
+    """``lock.acquire()`` within ``timeout_s``, taking turns with waiters in other
+    processes and threads (see the module doc); reentrant like the lock.
+
+    Raises:
+        filelock.Timeout: another writer held it for ``timeout_s``.
+        OSError: the lock file cannot be opened.
+    """
+    if lock.is_locked:  # this thread holds it: only the count goes up
+        lock.acquire()
+        return
+    marker = Path(f"{lock.lock_file}.wait")
+    me = f"{os.getpid()}:{threading.get_ident()}"
+    if _another_waits(marker, me):
+        time.sleep(_YIELD_S)
+    deadline = time.monotonic() + timeout_s
+    announced = None
+    try:
+        while True:
+            try:
+                lock.acquire(timeout=0)  # one try
+                return
+            except filelock.Timeout:
+                now = time.monotonic()
+                if now >= deadline:
+                    raise
+                if announced is None or now - announced > 0.1:
+                    with contextlib.suppress(OSError):
+                        marker.write_text(me)
+                    announced = now
+                time.sleep(_POLL_S)
+    finally:
+        if announced is not None:
+            with contextlib.suppress(OSError):
+                if marker.read_text() == me:
+                    marker.unlink()
+
+
+def _another_waits(marker: Path, me: str) -> bool:
+    try:
+        fresh = time.time() - marker.stat().st_mtime < _MARKER_FRESH_S
+        return fresh and marker.read_text() != me
+    except OSError:
+        return False
 
 
 class FileLocks:
@@ -73,7 +133,7 @@ class FileLocks:
                         path, timeout=self._timeout_s, mode=0o600)
             try:
                 self._folder.mkdir(parents=True, exist_ok=True)
-                lock.acquire()
+                acquire_fairly(lock, self._timeout_s)
             except filelock.Timeout as exc:
                 raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has "
                                                f"held it for over {self._timeout_s:g} s"

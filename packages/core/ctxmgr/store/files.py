@@ -30,6 +30,7 @@ from ctxmgr._atomic import write_atomic
 from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.base import Namespace, Store
+from ctxmgr.store.file_locks import acquire_fairly
 
 __all__ = ["FileStore", "project_dir_name"]
 
@@ -202,7 +203,7 @@ class FileStore(Store):
             file_lock = self._file_locks.setdefault(
                 path, filelock.FileLock(path, timeout=self._lock_timeout_s, mode=0o600))
         try:
-            file_lock.acquire()
+            acquire_fairly(file_lock, self._lock_timeout_s)
         except filelock.Timeout as exc:
             raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has held it "
                                            f"for over {self._lock_timeout_s:g} s") from exc
