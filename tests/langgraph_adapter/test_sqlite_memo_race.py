@@ -31,6 +31,22 @@ store = LangGraphStore(base)
 """
 
 
+_ASYNC_STORE = """
+import asyncio, threading
+import aiosqlite
+from langgraph.store.sqlite.aio import AsyncSqliteStore
+from ctxmgr_langgraph import LangGraphStore
+loop = asyncio.new_event_loop()
+threading.Thread(target=loop.run_forever, daemon=True).start()
+async def opened():
+    base = AsyncSqliteStore(await aiosqlite.connect({path!r}, isolation_level=None,
+                                                    timeout=30))
+    await base.setup()
+    return base
+store = LangGraphStore(asyncio.run_coroutine_threadsafe(opened(), loop).result())
+"""
+
+
 def _store(path: Path, **kwargs: float) -> LangGraphStore:
     base = SqliteStore(sqlite3.connect(path, check_same_thread=False, isolation_level=None))
     base.setup()
@@ -46,6 +62,19 @@ def test_two_processes_writing_memos_to_one_sqlite_file_lose_none(
 
     memos = shared_memos(_store(path), cap=1000)
     assert len(accepted) == 2 * WRITES
+    assert lost(memos) == []
+    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
+
+
+def test_two_processes_on_one_async_sqlite_file_lose_no_memo(tmp_path: Path) -> None:
+    """``AsyncSqliteStore`` too: its sync calls (a memo write) run on its loop, in a
+    thread of their own, and lock the same files."""
+    path = tmp_path / "store.db"
+    _store(path)
+    accepted = race(_ASYNC_STORE.format(path=str(path)), tmp_path, cap=1000, writes=40)
+
+    memos = shared_memos(_store(path), cap=1000)
+    assert len(accepted) == 80
     assert lost(memos) == []
     assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
 

@@ -20,11 +20,11 @@ Three things differ from ctxmgr's own stores, and are handled here:
   :meth:`LangGraphStore.lock`. On ``PostgresStore`` and ``AsyncPostgresStore`` that is a
   PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), so workers in other
   processes and on other machines never lose each other's entries nor pass the memo cap;
-  on a ``SqliteStore`` opened on a file, lock files next to it
+  on a ``SqliteStore`` or ``AsyncSqliteStore`` opened on a file, lock files next to it
   (:class:`~ctxmgr.store.FileLocks`, ``<database>.ctxmgr-locks/``) do the same for the
   processes of that machine. ``InMemoryStore`` lives in one process, where the default
-  lock is enough. On any other backend (``AsyncSqliteStore`` included) the lock covers
-  this process only, and a warning says so once.
+  lock is enough. On any other backend the lock covers this process only, and a warning
+  says so once.
 * A store's TTL (``ttl={"default_ttl": minutes, "refresh_on_read": ...}``) applies to
   ctxmgr's items as to the graph's own: an offload not read for that long expires, and
   ``context_reload`` then says it is gone. Without one, items stay until deleted
@@ -405,8 +405,9 @@ def postgres_lock(store: BaseStore, *, scope: str,
 
 
 def sqlite_lock(store: BaseStore, *, scope: str, timeout_s: float = 10.0) -> FileLocks | None:
-    """Lock files next to the database file of a ``SqliteStore`` (``None`` for any other
-    store, and for a database in memory, which no other process can open)."""
+    """Lock files next to the database file of a ``SqliteStore`` or ``AsyncSqliteStore``
+    (``None`` for any other store, and for a database in memory, which no other process
+    can open)."""
     database = _sqlite_file(store)
     if not database:
         return None
@@ -414,15 +415,28 @@ def sqlite_lock(store: BaseStore, *, scope: str, timeout_s: float = 10.0) -> Fil
 
 
 def _sqlite_file(store: BaseStore) -> str | None:
-    """The database file of a ``SqliteStore`` (``""`` in memory; ``None``: not one)."""
+    """The database file of a ``SqliteStore`` or ``AsyncSqliteStore`` (``""`` in memory;
+    ``None``: not one, or an async one asked from its own loop, which cannot wait)."""
     try:
         from langgraph.store.sqlite import SqliteStore
+        from langgraph.store.sqlite.aio import AsyncSqliteStore
     except ImportError:  # pragma: no cover - langgraph-checkpoint-sqlite not installed
         return None
-    if not isinstance(store, SqliteStore):
+    if isinstance(store, SqliteStore):
+        with store.lock:
+            rows = store.conn.execute("PRAGMA database_list").fetchall()
+    elif isinstance(store, AsyncSqliteStore):
+        loop: asyncio.AbstractEventLoop | None = getattr(store, "_loop", None)
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or loop is running or not loop.is_running():
+            return None
+        rows = list(asyncio.run_coroutine_threadsafe(
+            store.conn.execute_fetchall("PRAGMA database_list"), loop).result(timeout=30))
+    else:
         return None
-    with store.lock:
-        rows = store.conn.execute("PRAGMA database_list").fetchall()
     return str(next((row[2] for row in rows if row[1] == "main"), "") or "")
 
 

@@ -42,7 +42,7 @@ _MARKER_FRESH_S = 0.5
 """A marker older than this is a waiter gone (it refreshes it every 0.1 s)."""
 
 
-def acquire_fairly(lock: filelock.FileLock, timeout_s: float) -> None:
+def acquire_fairly(lock: filelock.BaseFileLock, timeout_s: float) -> None:
     """``lock.acquire()`` within ``timeout_s``, taking turns with waiters in other
     processes and threads (see the module doc); reentrant like the lock.
 
