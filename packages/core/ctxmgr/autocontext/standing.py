@@ -29,9 +29,8 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   does not fit, nothing of lower priority is taken.
 * *Latest value* (:func:`supersedes`, :func:`latest`): a later sentence replaces an
   earlier one that says nothing it does not (its values are of kinds the later one
-  has) when it says every value again (a restatement), when both share a word pair
-  that names the thing ("planned downtime") and few other statements use, or when they
-  are the only two statements that measure in one unit ("222 minutes", "199 minutes").
+  has) when it says every value again (a restatement), or when both share a word pair
+  that names the thing ("planned downtime") and few other statements use.
 """
 
 from __future__ import annotations
@@ -77,9 +76,8 @@ TRIVIAL_WORDS = 2
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9,])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
-"""A capitalised word after a word or a comma (no stop between) and before a lowercase
-one."""
+_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
+"""A capitalised word after a word (no stop between) and before a lowercase one."""
 
 # Grammar words (closed classes), not phrasings: what makes a sentence bind (negation,
 # modal verbs, "at most", the prepositions that set a limit).
@@ -131,9 +129,6 @@ _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")
 _NUMBER_UNIT = re.compile(r"(?<![\w/.@-])\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
 """A number on its own (not inside an id like ``walrus-94``), and the word after it."""
-_DETERMINERS = frozenset(("the", "a", "an", "my", "our", "your", "this", "that", "these",
-                          "those", "its", "their"))
-"""Words that open a noun phrase: "the export" names a thing, "changed this" does not."""
 _TIME_WORDS = frozenset(("morning", "afternoon", "evening", "night", "tonight", "today",
                          "tomorrow", "yesterday", "week", "month", "year", "minute", "hour",
                          "moment", *_WEEKDAYS))
@@ -235,7 +230,7 @@ def _names(sentence: str) -> list[str]:
     for m in _NAME.finditer(sentence):
         words = [w for w in m.group(0).replace("-", " ").split()
                  if w.lower() not in _CALENDAR]
-        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:,"
+        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:"
         if len(words) >= 2 or (words and inside):
             out.append(" ".join(words))
     return out
@@ -343,18 +338,8 @@ def supersedes(later: str, earlier: str, *,
     if old_values and old_values <= _values(later):
         return True  # every value said again: a restatement, whatever the wording
     shared = _phrases(later) & _phrases(earlier)
-    if any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
-           for pair in shared if _naming(pair) or pair[0] in _DETERMINERS):
-        return True
-    # other words for the same measure: the only two statements that count in this unit
-    # ("under 222 minutes", "outages can now go as high as 199 minutes")
-    return kinds == old_kinds and any(
-        (df or {}).get(_unit_key(kind), 0) == 2 for kind in kinds if kind.startswith("unit:"))
-
-
-def _unit_key(kind: str) -> tuple[str, str]:
-    """The key under which :func:`_latest` counts the statements measuring in a unit."""
-    return ("", kind)
+    return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
+               for pair in shared)
 
 
 def _naming(pair: tuple[str, str]) -> bool:
@@ -433,7 +418,6 @@ def _latest(statements: tuple[Statement, ...]
     df: Counter[tuple[str, str]] = Counter()
     for text in {s.text for s in ordered}:
         df.update(_phrases(text))
-        df.update(_unit_key(k) for k in value_kinds(text) if k.startswith("unit:"))
     out: list[Statement] = []
     updates: set[tuple[int, ...]] = set()
     seen: set[str] = set()
