@@ -8,8 +8,12 @@ and fault scenario more times and lets Hypothesis draw many more examples (see
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from typing import TypeVar
 
-__all__ = ["LONG", "examples", "repeats"]
+_T = TypeVar("_T")
+
+__all__ = ["LONG", "examples", "repeats", "sample"]
 
 LONG = os.environ.get("CTXMGR_PROFILE", "").lower() == "long"
 
@@ -22,3 +26,10 @@ def repeats(ci: int, *, long: int) -> int:
 def examples(ci: int) -> int:
     """``max_examples`` for a property test that sets its own: ten times more when long."""
     return ci * 10 if LONG else ci
+
+
+def sample(items: Sequence[_T], *, every: int) -> Sequence[_T]:
+    """The recorded runs a test over every run walks under the active profile: every
+    ``every``-th one, in order (a fixed half or third, the same each time), or all of them
+    when long."""
+    return items if LONG else items[::every]

@@ -65,7 +65,13 @@ def test_demo_framework_core_replays_with_autocontextmemory_alone() -> None:
 
 
 def _write_formats(tmp_path: Path) -> list[Path]:
+    """The bundled run in each format replay reads, cut after its 60th message's tool
+    results (the format is what is checked; 8,000 tokens still compress it)."""
     data = json.loads(SWE.read_text(encoding="utf-8"))
+    messages = data["messages"]
+    end = next(i for i in range(60, len(messages))
+               if messages[i]["role"] == "tool" and messages[i + 1]["role"] == "assistant")
+    data["messages"] = messages[:end + 1]
     shared = tmp_path / "shared.json"
     shared.write_text(json.dumps(data), encoding="utf-8")
     plain = tmp_path / "plain.json"

@@ -16,6 +16,7 @@ import pytest
 from builders import C, call, result, system, user
 from langchain_core.messages import AnyMessage, HumanMessage, RemoveMessage
 from langgraph.graph.message import add_messages
+from profiles import sample
 
 from ctxmgr import (
     AutoContextConfig,
@@ -140,9 +141,10 @@ def test_middleware_drive_matches_autocontext_memory_on_support_runs_at_4k(
 @pytest.mark.slow
 def test_middleware_drive_matches_autocontext_memory_on_every_shared_swe_run(
         shared_trajectories: list[Trajectory], exact: TokenCounter) -> None:
-    for t in shared_trajectories:
-        if not t.id.startswith("tau"):
-            drive_like_a_middleware(t, AutoContextConfig(max_tokens=16_000), exact)
+    swe = [t for t in shared_trajectories if not t.id.startswith("tau")]
+    assert len(swe) == 24
+    for t in sample(swe, every=2):  # every run in the long profile
+        drive_like_a_middleware(t, AutoContextConfig(max_tokens=16_000), exact)
 
 
 def drive_with_a_foreign_editor(trajectory: Trajectory, cfg: AutoContextConfig,
