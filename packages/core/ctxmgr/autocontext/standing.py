@@ -289,6 +289,7 @@ def _value_follows(words: Sequence[str], k: int) -> bool:
     return any(any(ch.isdigit() for ch in w) for w in words[k + 1:k + 4])
 
 
+@lru_cache(maxsize=8192)
 def _pattern(sentence: str) -> str:
     """``sentence`` with its numbers blanked out: what a repeated remark keeps."""
     return " ".join("#" if any(ch.isdigit() for ch in w) else w.lower()
@@ -413,23 +414,43 @@ def latest(statements: Iterable[Statement]) -> list[Statement]:
 
 def _latest(statements: tuple[Statement, ...]
             ) -> tuple[list[Statement], frozenset[tuple[int, ...]]]:
-    """:func:`latest`, and the orders of the statements that replaced another."""
+    """:func:`latest`, and the orders of the statements that replaced another.
+
+    A statement can only replace one it shares a value or a word pair with (see
+    :func:`supersedes`), so each is checked against those alone, found through an index:
+    a chat that pastes a log every turn has thousands of statements."""
     ordered = sorted(statements, key=lambda s: s.order)
     df: Counter[tuple[str, str]] = Counter()
+    value_df: Counter[str] = Counter()
     for text in {s.text for s in ordered}:
         df.update(_phrases(text))
-    out: list[Statement] = []
+        value_df.update(_values(text))
+    out: dict[tuple[int, ...], Statement] = {}  # in order; a replaced one is removed
+    by_key: dict[object, set[tuple[int, ...]]] = {}
     updates: set[tuple[int, ...]] = set()
     seen: set[str] = set()
     for s in ordered:
         if s.text in seen:
             continue
         seen.add(s.text)
-        kept = [old for old in out if not supersedes(s.text, old.text, df=df)]
-        if len(kept) < len(out):
-            updates.add(s.order)
-        out = [*kept, s]
-    return out, frozenset(updates)
+        if not value_kinds(s.text):  # it neither replaces nor can be replaced
+            out[s.order] = s
+            continue
+        # a pair more statements share than SUBJECT_MAX_DF names no subject: no key; a
+        # restatement says every value of the one it replaces, so its rarest is enough
+        pairs = [p for p in _phrases(s.text) if df[p] <= SUBJECT_MAX_DF]
+        values = _values(s.text)
+        candidates = {o for k in [*pairs, *values] for o in by_key.get(k, ())}
+        for o in sorted(candidates):
+            old = out.get(o)
+            if old is not None and supersedes(s.text, old.text, df=df):
+                del out[o]
+                updates.add(s.order)
+        out[s.order] = s
+        rarest = [min(values, key=lambda v: (value_df[v], v))] if values else []
+        for k in [*pairs, *rarest]:
+            by_key.setdefault(k, set()).add(s.order)
+    return list(out.values()), frozenset(updates)
 
 
 def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
