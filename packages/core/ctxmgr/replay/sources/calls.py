@@ -12,11 +12,13 @@ request, say) and is left out.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ModelCall", "merge_calls"]
+from ctxmgr.replay.sources.base import Trajectory, trajectory_from_openai
+
+__all__ = ["ModelCall", "merge_calls", "runs_from_calls"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,3 +60,17 @@ def merge_calls(calls: Sequence[ModelCall]) -> list[dict[str, Any]]:
             history += [*call.prompt[last + 1:], *call.answer]
         previous = _key(call.answer[-1])
     return history
+
+
+def runs_from_calls(groups: Mapping[str, Sequence[ModelCall]], *, kind: str, source: str,
+                    system_prompt: str | None) -> list[Trajectory]:
+    """One trajectory per group of calls (a thread, a trace), the earliest group first;
+    ``kind`` and ``source`` say where they came from ("langsmith", the file)."""
+    out: list[Trajectory] = []
+    for group, calls in sorted(groups.items(), key=lambda g: min(c.order for c in g[1])):
+        history = merge_calls(calls)
+        if history:
+            out.append(trajectory_from_openai(
+                history, id=group, source=f"{kind} {source}", where=f"{source} ({group})",
+                system_prompt=system_prompt))
+    return out

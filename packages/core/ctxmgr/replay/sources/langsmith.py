@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ctxmgr.errors import InvalidMessageError
-from ctxmgr.replay.sources.base import Trajectory, trajectory_from_openai
-from ctxmgr.replay.sources.calls import ModelCall, merge_calls
+from ctxmgr.replay.sources.base import Trajectory
+from ctxmgr.replay.sources.calls import ModelCall, runs_from_calls
 
 __all__ = ["is_langsmith_run", "read_langsmith_runs"]
 
@@ -68,14 +68,7 @@ def read_langsmith_runs(runs: Sequence[tuple[Any, str]], *, source: str,
         groups.setdefault(group, []).append(ModelCall(
             prompt=tuple(prompt), answer=tuple(_answer(run.get("outputs"), where)),
             order=order))
-    out: list[Trajectory] = []
-    for group, calls in sorted(groups.items(), key=lambda g: min(c.order for c in g[1])):
-        history = merge_calls(calls)
-        if history:
-            out.append(trajectory_from_openai(
-                history, id=group, source=f"langsmith {source}", where=f"{source} ({group})",
-                system_prompt=system_prompt))
-    return out
+    return runs_from_calls(groups, kind="langsmith", source=source, system_prompt=system_prompt)
 
 
 def _group(run: dict[str, Any]) -> str:

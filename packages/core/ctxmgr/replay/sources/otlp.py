@@ -46,8 +46,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ctxmgr.errors import InvalidMessageError
-from ctxmgr.replay.sources.base import Trajectory, trajectory_from_openai
-from ctxmgr.replay.sources.calls import ModelCall, merge_calls
+from ctxmgr.replay.sources.base import Trajectory
+from ctxmgr.replay.sources.calls import ModelCall, runs_from_calls
 
 __all__ = ["SEMCONV_VERSIONS", "is_otlp_request", "read_otlp_requests"]
 
@@ -89,14 +89,7 @@ def read_otlp_requests(requests: Sequence[tuple[Any, str]], *, source: str,
             if threads is not None and group not in threads:
                 continue
             groups.setdefault(group, []).append(call)
-    out: list[Trajectory] = []
-    for group, calls in sorted(groups.items(), key=lambda g: min(c.order for c in g[1])):
-        history = merge_calls(calls)
-        if history:
-            out.append(trajectory_from_openai(
-                history, id=group, source=f"otlp {source}", where=f"{source} ({group})",
-                system_prompt=system_prompt))
-    return out
+    return runs_from_calls(groups, kind="otlp", source=source, system_prompt=system_prompt)
 
 
 def _hex(trace_id: Any) -> str:
