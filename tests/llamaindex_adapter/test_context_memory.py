@@ -263,3 +263,30 @@ def test_a_file_store_outside_ctxmgr_home_is_given_again_in_a_new_process(
     back = ContextMemory.from_dict(data, store=FileStore(tmp_path / "offloads"))
     assert isinstance(back.store, FileStore) and back.store.root == tmp_path / "offloads"
     assert ids and back.processor.reload(ids[0]) == mem.processor.reload(ids[0])
+
+
+def test_store_retry_is_how_often_a_failing_put_is_tried() -> None:
+    """A put that fails twice in a row: the default three tries get through, one try
+    skips that step (it is never lost: the originals stay in the working view)."""
+    from faults import FaultyStore
+
+    from ctxmgr import StoreRetry
+
+    def flaky() -> FaultyStore:
+        return FaultyStore(fail_put=lambda key, n: n < 2,
+                           error=lambda key: ConnectionError("connection reset"))
+
+    events: dict[str, list[str]] = {}
+    for name, retry in (("default", None), ("once", StoreRetry(attempts=1)),
+                        ("fast", StoreRetry(attempts=3, backoff_s=0.001))):
+        seen: list[str] = []
+        mem = ContextMemory.from_defaults(
+            max_tokens=8000, store=flaky(), store_retry=retry, summarizer=None,
+            on_event=lambda e, seen=seen: seen.append(e.status))  # type: ignore[misc]
+        mem.put_messages(to_llamaindex(long_history()))
+        mem.get()
+        events[name] = seen
+    assert "skipped" not in events["default"] and "skipped" not in events["fast"]
+    assert events["once"][0] == "skipped" and "applied" in events["once"]
+    with pytest.raises(ConfigError, match="store_retry must be a StoreRetry"):
+        memory(store_retry=3)

@@ -68,7 +68,7 @@ from ctxmgr.session import (
     warn_assumed_window,
 )
 from ctxmgr.settings import config_from_env
-from ctxmgr.store import delete_session
+from ctxmgr.store import DEFAULT_STORE_RETRY, StoreRetry, delete_session
 from ctxmgr_llamaindex.convert import to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
@@ -109,6 +109,7 @@ class _Parts:
     summarizer: object | None
     counter: TokenCounter
     on_event: Any
+    store_retry: StoreRetry = DEFAULT_STORE_RETRY
 
 
 @dataclass(slots=True, kw_only=True)
@@ -129,6 +130,14 @@ class _Runtime:
     served: tuple[list[ChatMessage], list[Message]] = field(default=([], []))
     """The prompt ``get`` last served, as sent and as ctxmgr's messages."""
     warned: bool = False
+
+
+def _retry(value: StoreRetry | None) -> StoreRetry:
+    if value is None:
+        return DEFAULT_STORE_RETRY
+    if not isinstance(value, StoreRetry):
+        raise ConfigError(f"store_retry must be a StoreRetry, got {value!r:.80}")
+    return value
 
 
 _PARTS: dict[tuple[str, str], _Parts] = {}
@@ -204,7 +213,8 @@ class ContextMemory(BaseMemory):
     def __init__(self, *, max_tokens: int | None = None,
                  store: Store | BaseKVStore | None = None,
                  summarizer: object | None = DEFAULT, counter: TokenCounter | None = None,
-                 on_event: Any = None, **data: Any) -> None:
+                 on_event: Any = None, store_retry: StoreRetry | None = None,
+                 **data: Any) -> None:
         if max_tokens is not None:  # the window, as from_defaults takes it
             fields = data.get("config_fields", data.get("config")) or {}
             data["config_fields"] = {**fields, "max_tokens": max_tokens}
@@ -214,7 +224,8 @@ class ContextMemory(BaseMemory):
         if "max_tokens" not in self.config_fields:
             warn_assumed_window()
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._resolve_runtime(store, summarizer, counter, on_event)
+            self.runtime = self._resolve_runtime(store, summarizer, counter, on_event,
+                                                 store_retry)
 
     @model_validator(mode="before")
     @classmethod
@@ -251,6 +262,7 @@ class ContextMemory(BaseMemory):
         overhead_tokens: int = 0,
         reserve_output_tokens: int | None = None,
         calibrate: bool = True,
+        store_retry: StoreRetry | None = None,
     ) -> ContextMemory:
         """A memory for one conversation.
 
@@ -282,6 +294,9 @@ class ContextMemory(BaseMemory):
             reserve_output_tokens: room kept for the model's answer (overrides the
                 config's; default 1/8 of the window, at most 4,096).
             calibrate: scale counts by the input tokens the model reports.
+            store_retry: how a failing store call is tried again while compressing
+                (default three tries, 0.05 s apart and doubling; see
+                :class:`~ctxmgr.StoreRetry`).
 
         Raises:
             ConfigError: a bad setting or switch value, or a window larger than ``llm``'s.
@@ -314,13 +329,14 @@ class ContextMemory(BaseMemory):
         if project is not None:
             data["project"] = project
         memory = cls(store=store, summarizer=summarizer, counter=counter, on_event=on_event,
-                     **data)
+                     store_retry=store_retry, **data)
         if chat_history:
             memory.set(chat_history)
         return memory
 
     def _resolve_runtime(self, store: Store | BaseKVStore | None, summarizer: object | None,
-                         counter: TokenCounter | None, on_event: Any) -> _Runtime:
+                         counter: TokenCounter | None, on_event: Any,
+                         store_retry: StoreRetry | None = None) -> _Runtime:
         """The parts given here, else those this session was built with in this process,
         else the defaults; remembered for the next memory rebuilt for this session."""
         key = (self.project, self.session_id)
@@ -347,7 +363,9 @@ class ContextMemory(BaseMemory):
             parts = _Parts(
                 store=store, summarizer=summarizer,
                 counter=counter or (known.counter if known is not None else default_counter()),
-                on_event=on_event if on_event is not None or known is None else known.on_event)
+                on_event=on_event if on_event is not None or known is None else known.on_event,
+                store_retry=_retry(store_retry if store_retry is not None or known is None
+                                   else known.store_retry))
             _PARTS.pop(key, None)
             _PARTS[key] = parts  # the newest last: a dict keeps insertion order
             while len(_PARTS) > DEFAULT_MAX_SESSIONS:
@@ -393,7 +411,7 @@ class ContextMemory(BaseMemory):
                 _saved_config(self.config_fields), counter=parts.counter,
                 summarizer=parts.summarizer, project=self.project, on_event=parts.on_event,
                 message_archiving=self.message_archiving, memo=self.memo,
-                calibrate=self.calibrate)
+                calibrate=self.calibrate, store_retry=parts.store_retry)
         return runtime.engine
 
     def reload(self, offload_id: str) -> list[Message]:
