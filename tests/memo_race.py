@@ -11,10 +11,14 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
+from ctxmgr.errors import StoreError
 from ctxmgr.memo import MemoStore
-from ctxmgr.store import Store
+from ctxmgr.store import Namespace, Store
 
 UNINDEXED = "(not in index.json)"
 
@@ -68,3 +72,15 @@ def shared_memos(store: Store, *, cap: int) -> MemoStore:
 def lost(memos: MemoStore) -> list[str]:
     """Keys whose summary the index lost (the memo file is there, its entry is not)."""
     return [e.key for e in memos.list_memos() if e.summary == UNINDEXED]
+
+
+def assert_a_holder_elsewhere_blocks_until_it_goes(store: Store, namespace: Namespace,
+                                                 release: Callable[[], None]) -> None:
+    """With another worker holding ``namespace``'s lock, ``store.lock`` gives up after its
+    0.3 s timeout; once ``release`` lets it go (the worker dies), it is free and reentrant."""
+    with pytest.raises(StoreError, match="another writer has held it for over 0.3 s"), \
+            store.lock(namespace):
+        pass
+    release()
+    with store.lock(namespace), store.lock(namespace):
+        pass

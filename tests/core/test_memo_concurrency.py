@@ -6,15 +6,12 @@ repeats it 20 times, which is the acceptance run for concurrent writers.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from memo_race import lost, race
 from profiles import repeats
 
 from ctxmgr.errors import MemoWriteError
@@ -22,51 +19,15 @@ from ctxmgr.memo import MemoStore, memo_sessions
 from ctxmgr.store import FileStore
 
 WRITES = 200
-UNINDEXED = "(not in index.json)"
-
-# One writer process: waits for the start file so both processes write at the same time,
-# writes WRITES memos under its own prefix and prints how many writes were accepted.
-_WRITER = """
-import json, os, sys, time
-from ctxmgr.errors import MemoWriteError
-from ctxmgr.memo import MemoStore
+_STORE = """
 from ctxmgr.store import FileStore
-home, prefix, go = sys.argv[1:4]
-cap, writes = int(sys.argv[4]), int(sys.argv[5])
-memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=cap)
-while not os.path.exists(go):
-    time.sleep(0.001)
-accepted = []
-for i in range(writes):
-    try:
-        memos.write(f"{prefix}-{i}", f"content {prefix} {i}", f"summary {prefix} {i}")
-        accepted.append(f"{prefix}-{i}")
-    except MemoWriteError:
-        pass
-print(json.dumps(accepted))
+store = FileStore({home!r})
 """
 
 
 def _race_processes(home: Path, *, cap: int, writes: int = WRITES) -> list[str]:
     """Two processes write ``writes`` memos each to one session; the keys accepted."""
-    go = home.parent / f"go-{time.monotonic_ns()}"
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(home), prefix, str(go),
-                               str(cap), str(writes)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for prefix in ("a", "b")]
-    time.sleep(0.3)  # let both import ctxmgr and wait at the start line
-    go.touch()
-    accepted: list[str] = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=300)
-        assert proc.returncode == 0, err
-        accepted += json.loads(out)
-    go.unlink()
-    return accepted
-
-
-def _lost(memos: MemoStore) -> list[str]:
-    return [e.key for e in memos.list_memos() if e.summary == UNINDEXED]
+    return race(_STORE.format(home=str(home)), home.parent, cap=cap, writes=writes)
 
 
 @pytest.mark.parametrize("run", range(repeats(1, long=20)))
@@ -80,7 +41,7 @@ def test_two_processes_writing_200_memos_each_lose_no_index_entry(
     memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=1000)
     entries = memos.list_memos()
     assert len(accepted) == 2 * WRITES
-    assert _lost(memos) == []
+    assert lost(memos) == []
     assert sorted(e.key for e in entries) == sorted(accepted)
     assert all(e.summary == f"summary {e.key.replace('-', ' ')}" for e in entries)
 
@@ -96,7 +57,7 @@ def test_the_memo_cap_holds_when_two_processes_race_past_it(tmp_path: Path, run:
     assert len(accepted) == 50
     assert sorted(p.stem for p in folder.glob("*.md")) == sorted(accepted)
     assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
-    assert _lost(memos) == []
+    assert lost(memos) == []
 
 
 def test_two_threads_with_two_memo_stores_lose_no_index_entry(tmp_path: Path) -> None:
@@ -117,7 +78,7 @@ def test_two_threads_with_two_memo_stores_lose_no_index_entry(tmp_path: Path) ->
         t.join()
 
     assert len(writers[0].list_memos()) == 2 * WRITES
-    assert _lost(writers[0]) == []
+    assert lost(writers[0]) == []
 
 
 def test_the_cap_holds_for_two_threads_with_two_memo_stores(tmp_path: Path) -> None:
