@@ -41,6 +41,7 @@ from typing import Any
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory, ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, new_message_id
+from ctxmgr.replay.report import markdown_table
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 from ctxmgr.store.files import FileStore
 from ctxmgr.store.memory import InMemoryStore
@@ -98,20 +99,6 @@ def fmt_s(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:,.2f} ms"
     return f"{seconds:,.2f} s"
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], *,
-          left: frozenset[int] = frozenset({0})) -> str:
-    """A Markdown table; the columns in ``left`` left-aligned, the others right-aligned."""
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
-                                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))) + " |"
-
-    rule = "|" + "|".join(("-" * (w + 2)) if i in left else ("-" * (w + 1) + ":")
-                          for i, w in enumerate(widths)) + "|"
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
 
 
 # ---------------------------------------------------------------- (a) the no-op check
@@ -225,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("(a) compress_if_needed() when nothing needs compressing "
           f"(median of 7 batches, {args.calls:,} calls per size)")
     print()
-    print(table(
+    print(markdown_table(
         ["history", "tokens", "memory.add (cached counts)", "compress_if_needed() per call",
          "counter.count_messages per call", "ratio"],
         [[f"{r['size']:,}", f"{r['tokens']:,}", fmt_s(r["add"]), fmt_s(r["noop"]),
@@ -252,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          f"{r['compress'] * 1e3:,.1f}", f"{r['before']:,}", f"{r['after']:,}",
                          f"{len(largest.messages)} -> {r['messages']}",
                          describe_events(r["applied"], r["skipped"]), result])
-    print(table(["window", "summarizer", "add ms (first count)", "compress ms",
+    print(markdown_table(["window", "summarizer", "add ms (first count)", "compress ms",
                  "tokens before", "tokens after", "messages", "events by strategy", "result"],
                 rows, left=frozenset({0, 1, 7, 8})))
     print()

@@ -75,6 +75,7 @@ from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 from ctxmgr.replay.instructions.filler import SYSTEM_PROMPTS, TASKS, tool_step
 from ctxmgr.replay.instructions.values import WORDS
+from ctxmgr.replay.report import markdown_table
 from ctxmgr.store.base import Store
 from ctxmgr.store.files import FileStore
 from ctxmgr.store.memory import InMemoryStore
@@ -244,19 +245,6 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.1f} ms"
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]], *,
-          left: frozenset[int] = frozenset({0, 1})) -> str:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
-                                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))) + " |"
-
-    rule = "|" + "|".join(("-" * (w + 2)) if i in left else ("-" * (w + 1) + ":")
-                          for i, w in enumerate(widths)) + "|"
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
-
-
 # ---------------------------------------------------------------- main
 
 
@@ -304,9 +292,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"One search through AutoContextMemory.handle_search_call; ms, median of "
           f"{args.repeats} wall (CPU in brackets); target: under {TARGET_MS:.0f} ms")
     print()
-    print(table(["store", "search", "matches", "warm", "walk redone", "new page cuts",
-                 "cold = no cache", "cold / warm", "under 50 ms (wall)"], rows,
-                left=frozenset({0, 1, 8})))
+    print(markdown_table(["store", "search", "matches", "warm", "walk redone", "new page cuts",
+                          "cold = no cache", "cold / warm", "under 50 ms (wall)"], rows,
+                         left=frozenset({0, 1, 8})))
     print()
     print("warm: the same search again. walk redone: the view's stand-ins changed (as after "
           "a compression),")

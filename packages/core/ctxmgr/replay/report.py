@@ -16,6 +16,7 @@ from ctxmgr.replay.runner import ReplayReport
 
 __all__ = [
     "format_table",
+    "markdown_table",
     "print_table",
     "replace_markdown_section",
     "save_plot",
@@ -81,6 +82,21 @@ def format_table(data: dict[str, Any], *, title: str | None = None) -> str:
     lines.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(head))) + "|")
     lines += ["| " + " | ".join(r) + " |" for r in table_rows(data)]
     return "\n".join(lines)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *,
+                   left: frozenset[int] = frozenset({0})) -> str:
+    """A Markdown table padded to read as text too (the benchmarks print them); the
+    columns in ``left`` left-aligned, the others right-aligned."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(str(c).ljust(w) if i in left else str(c).rjust(w)
+                                 for i, (c, w) in enumerate(zip(cells, widths, strict=True))) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 2)) if i in left else ("-" * (w + 1) + ":")
+                          for i, w in enumerate(widths)) + "|"
+    return "\n".join([line(header), rule, *(line(r) for r in rows)])
 
 
 def print_table(data: dict[str, Any], *, title: str | None = None, file: IO[str] | None = None
