@@ -40,13 +40,21 @@ def _memory(seed: int = 0, groups: int = 60, *, store: InMemoryStore | None = No
     mem = AutoContextMemory(AutoContextConfig(max_tokens=8000, min_compression_tokens=500),
                             counter=C, store=store, session=session)
     mem.add([system(), user("fix the linter", id="u0")])
-    for k, name in enumerate(names):
-        lines = [f"{100 + n}: m{k} " + "x" * 50 for n in range(30)]
-        lines[k % 30] = f"{100 + k % 30}: def {name}(path):"
-        mem.add([call(f"c{k}", id=f"a{k}", args={"command": f"grep -n def src/m{k}.py"}),
-                 result(f"c{k}", "\n".join(lines), id=f"t{k}")])
-        mem.compress_if_needed()
+    _greps(mem, names)
     return mem, names
+
+
+def _greps(mem: AutoContextMemory, names: list[str], *, round_: str = "m",
+           first_line: int = 100) -> None:
+    """One grep per name, each result 30 numbered lines with ``def <name>(path):`` on one
+    of them, compressing after each (``round_`` keeps ids and files apart)."""
+    for k, name in enumerate(names):
+        lines = [f"{first_line + n}: {round_}{k} " + "x" * 50 for n in range(30)]
+        lines[k % 30] = f"{first_line + k % 30}: def {name}(path):"
+        mem.add([call(f"{round_}c{k}", id=f"{round_}a{k}",
+                      args={"command": f"grep -n def src/{round_}{k}.py"}),
+                 result(f"{round_}c{k}", "\n".join(lines), id=f"{round_}t{k}")])
+        mem.compress_if_needed()
 
 
 def _hidden(mem: AutoContextMemory, names: list[str]) -> list[str]:
@@ -72,12 +80,7 @@ def test_a_search_after_a_later_compression_finds_what_that_compression_hid() ->
     mem, names = _memory(seed=5)
     assert "def " in mem.handle_search_call({"query": _hidden(mem, names)[0]})  # caches filled
     later = _names(6, 40)
-    for k, name in enumerate(later):
-        lines = [f"{200 + n}: n{k} " + "y" * 50 for n in range(30)]
-        lines[k % 30] = f"{200 + k % 30}: def {name}(path):"
-        mem.add([call(f"d{k}", id=f"b{k}", args={"command": f"grep -n def src/n{k}.py"}),
-                 result(f"d{k}", "\n".join(lines), id=f"s{k}")])
-        mem.compress_if_needed()
+    _greps(mem, later, round_="n", first_line=200)
     lost = _hidden(mem, later)
     assert lost  # the later compressions hid some of them
     for name in lost:
