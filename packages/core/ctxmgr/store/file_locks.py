@@ -32,14 +32,16 @@ from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import advisory_key, check_lock_timeout
 from ctxmgr.store.base import Namespace, process_lock
 
-__all__ = ["FileLocks", "acquire_fairly"]
+__all__ = ["FileLocks", "acquire_fairly", "held"]
 
 _POLL_S = 0.005
 _YIELD_S = 0.02
 """How long a writer that sees another's marker waits before taking the lock: longer
 than the waiter's poll, so the waiter gets it."""
+_MARKER_REFRESH_S = 0.1
 _MARKER_FRESH_S = 0.5
-"""A marker older than this is a waiter gone (it refreshes it every 0.1 s)."""
+"""A marker older than this is a waiter gone (it refreshes it every
+:data:`_MARKER_REFRESH_S`)."""
 
 
 def acquire_fairly(lock: filelock.BaseFileLock, timeout_s: float) -> None:
@@ -68,7 +70,7 @@ def acquire_fairly(lock: filelock.BaseFileLock, timeout_s: float) -> None:
                 now = time.monotonic()
                 if now >= deadline:
                     raise
-                if announced is None or now - announced > 0.1:
+                if announced is None or now - announced > _MARKER_REFRESH_S:
                     with contextlib.suppress(OSError):
                         marker.write_text(me)
                     announced = now
@@ -78,6 +80,30 @@ def acquire_fairly(lock: filelock.BaseFileLock, timeout_s: float) -> None:
             with contextlib.suppress(OSError):
                 if marker.read_text() == me:
                     marker.unlink()
+
+
+@contextlib.contextmanager
+def held(lock: filelock.BaseFileLock, timeout_s: float) -> Iterator[None]:
+    """Hold ``lock`` (taken by :func:`acquire_fairly`) for the ``with`` block.
+
+    Raises:
+        StoreError: another writer held it for ``timeout_s``, or its file cannot be
+            opened (the message names the file).
+    """
+    path = lock.lock_file
+    try:
+        acquire_fairly(lock, timeout_s)
+    except filelock.Timeout as exc:
+        raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has held it "
+                                       f"for over {timeout_s:g} s") from exc
+    except OSError as exc:
+        message = f"cannot lock {path}: {exc.strerror or exc}"
+        raise (StoreError(message) if exc.errno is None
+               else StoreError(exc.errno, message)) from exc
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _another_waits(marker: Path, me: str) -> bool:
@@ -133,15 +159,8 @@ class FileLocks:
                         path, timeout=self._timeout_s, mode=0o600)
             try:
                 self._folder.mkdir(parents=True, exist_ok=True)
-                acquire_fairly(lock, self._timeout_s)
-            except filelock.Timeout as exc:
-                raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has "
-                                               f"held it for over {self._timeout_s:g} s"
-                                 ) from exc
             except OSError as exc:
                 raise StoreError(exc.errno or errno.EIO,
                                  f"cannot lock {path}: {exc.strerror or exc}") from exc
-            try:
+            with held(lock, self._timeout_s):
                 yield
-            finally:
-                lock.release()

@@ -30,7 +30,7 @@ from ctxmgr._atomic import write_atomic
 from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.base import Namespace, Store
-from ctxmgr.store.file_locks import acquire_fairly
+from ctxmgr.store.file_locks import held
 
 __all__ = ["FileStore", "project_dir_name"]
 
@@ -202,17 +202,8 @@ class FileStore(Store):
             # two threads holding their own contexts still exclude each other (flock).
             file_lock = self._file_locks.setdefault(
                 path, filelock.FileLock(path, timeout=self._lock_timeout_s, mode=0o600))
-        try:
-            acquire_fairly(file_lock, self._lock_timeout_s)
-        except filelock.Timeout as exc:
-            raise StoreError(errno.EAGAIN, f"cannot lock {path}: another writer has held it "
-                                           f"for over {self._lock_timeout_s:g} s") from exc
-        except OSError as exc:
-            raise _store_error("lock", path, exc) from exc
-        try:
+        with held(file_lock, self._lock_timeout_s):
             yield
-        finally:
-            file_lock.release()
 
     def keys(self, namespace: Namespace) -> list[str]:
         """Every key in the namespace, sorted; links, FIFOs and folders are not keys."""
