@@ -143,6 +143,14 @@ def test_replay_checks_its_outputs_before_replaying(tmp_path: Path) -> None:
     assert run.out == "", "nothing was replayed (no table printed)"
 
 
+def test_a_thread_that_is_not_there_names_the_threads_that_are(tmp_path: Path) -> None:
+    runs = _file(tmp_path / "runs.jsonl", "\n".join(
+        json.dumps({"id": name, "messages": SMALL}) for name in ("alpha", "beta")))
+    line = assert_one_error_line(cli("replay", runs, "--thread", "gamma", "--policy", "none"),
+                                 "replay")
+    assert "no thread 'gamma'" in line and "alpha, beta" in line
+
+
 def test_replay_checks_the_plot_path_before_replaying(tmp_path: Path) -> None:
     run = cli("replay", FIXTURE_RUNS[0], "--policy", "none", "--plot", tmp_path)
     assert "is a directory" in assert_one_error_line(run, "replay")

@@ -174,6 +174,26 @@ def read_messages(path: str) -> list[Message]:
     return messages
 
 
+_THREADS_SHOWN = 10
+"""Thread ids a ``--thread`` that matched nothing lists from what the files hold."""
+
+
+def _nothing_found(paths: list[str], *, format: str, threads: list[str] | None) -> str:
+    """Why ``read_trajectories`` found nothing: for ``--thread``, the threads there are."""
+    from ctxmgr.replay.trajectories import load_trajectories
+
+    where = ", ".join(paths)
+    if not threads:
+        return f"no trajectories found in {where}"
+    there = [t.id for t in load_trajectories(paths, format=format)]
+    asked = ", ".join(repr(t) for t in threads)
+    if not there:
+        return f"no trajectories found in {where} (looked for thread {asked})"
+    shown = ", ".join(there[:_THREADS_SHOWN])
+    more = f" and {len(there) - _THREADS_SHOWN} more" if len(there) > _THREADS_SHOWN else ""
+    return f"no thread {asked} in {where}; it holds {shown}{more}"
+
+
 def read_trajectories(paths: list[str], *, format: str = "auto",
                       threads: list[str] | None = None,
                       system_prompt: str | None = None) -> list[Trajectory]:
@@ -191,7 +211,7 @@ def read_trajectories(paths: list[str], *, format: str = "auto",
     trajectories = load_trajectories(paths, format=format, threads=threads,
                                      system_prompt=system_prompt)
     if not trajectories:
-        raise UsageError(f"no trajectories found in {', '.join(paths)}")
+        raise UsageError(_nothing_found(paths, format=format, threads=threads))
     for t in trajectories:
         broken = validate_pairing(t.messages)
         if broken:
