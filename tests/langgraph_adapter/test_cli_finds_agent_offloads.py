@@ -169,3 +169,33 @@ def test_an_unreachable_postgres_uri_is_one_error_line_without_its_password(
                         "postgresql://me:s3cret@127.0.0.1:1/db?connect_timeout=2")
     assert rc == 2 and out == "" and len(err.splitlines()) == 1
     assert "cannot open it" in err and "s3cret" not in err and "me:***@" in err
+
+
+def test_prefix_finds_offloads_of_a_store_given_its_own_namespace_prefix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxmgr.messages import text_message
+
+    path = tmp_path / "store.db"
+    messages = [text_message("user", "the deploy key is k-7781"),
+                text_message("assistant", "noted")]
+    with SqliteStore.from_conn_string(str(path)) as store:
+        store.setup()
+        offload = OffloadStore(LangGraphStore(store, prefix=("myapp", "ctx")), project="proj",
+                               session="s1")
+        offload_id = offload.save(messages)
+
+    rc, out, err = _cli(capsys, "reload", offload_id[:8], "--store", path, "--project", "proj",
+                        "--prefix", "myapp.ctx")
+    assert rc == 0, err
+    assert json.loads(out)["messages"] == json.loads(json.dumps(to_openai(messages)))
+    rc, out, err = _cli(capsys, "search", "k-7781", "--store", path, "--project", "proj",
+                        "--prefix", "myapp.ctx")
+    assert rc == 0 and "the deploy key is k-7781" in out, err
+
+    # the default prefix does not see them, and a folder store has no prefix to take
+    rc, _, err = _cli(capsys, "reload", offload_id[:8], "--store", path, "--project", "proj")
+    assert rc == 2 and "no offload" in err
+    rc, _, err = _cli(capsys, "reload", offload_id[:8], "--store", tmp_path, "--prefix", "x")
+    assert rc == 2 and err.count("\n") == 1 and "--prefix: only a LangGraph store" in err
+    rc, _, err = _cli(capsys, "reload", offload_id[:8], "--store", path, "--prefix", "a..b")
+    assert rc == 2 and err.count("\n") == 1 and err.startswith("ctxmgr reload: error: --prefix")

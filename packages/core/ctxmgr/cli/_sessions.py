@@ -35,7 +35,8 @@ __all__ = ["MIN_PREFIX", "STORE_URI_GROUP", "Found", "Location", "add_location_a
            "open_location", "parse_offload_id", "project_label", "resolve_offload"]
 
 STORE_URI_GROUP = "ctxmgr.store_uris"
-"""Entry points by URI scheme: ``open(uri) -> context manager of a ctxmgr Store``."""
+"""Entry points by URI scheme: ``open(uri, *, prefix=...) -> context manager of a ctxmgr
+Store`` (``prefix``: the namespace labels of ``--prefix``, passed only when given)."""
 MIN_PREFIX = 4
 """Fewest hex digits an id may be shortened to."""
 OFFLOAD_KIND = "offload"
@@ -98,6 +99,10 @@ def add_location_arguments(p: argparse.ArgumentParser) -> None:
                             "postgresql:// URI (or libpq key=value string) of a PostgresStore "
                             "(default: $CTXMGR_HOME, .env, ~/.ctxmgr)")
     where.add_argument("--home", metavar="DIR", help="the ctxmgr home folder (as CTXMGR_HOME)")
+    p.add_argument("--prefix", metavar="LABELS",
+                   help="the namespace prefix the agent's LangGraph store was given "
+                        "(LangGraphStore(prefix=...)), its labels joined by '.': "
+                        "myapp.ctxmgr (default: ctxmgr)")
     p.add_argument("--project", metavar="NAME|PATH",
                    help="the agent's project: its working directory's path, or the project "
                         "label the store shows (default: this working directory's, and "
@@ -170,6 +175,10 @@ def _open_store(args: argparse.Namespace) -> Iterator[tuple[Store, str]]:
     from ctxmgr.store.files import FileStore
 
     target = args.store or None
+    prefix = getattr(args, "prefix", None)
+    if prefix is not None and (target is None or _scheme(target) is None):
+        raise UsageError("--prefix: only a LangGraph store (a SQLite file or a postgresql:// "
+                         "URI given with --store) has a namespace prefix")
     if target is None or args.home:
         home = Settings.resolve(home=args.home).home
         if args.home and not home.is_dir():
@@ -183,7 +192,8 @@ def _open_store(args: argparse.Namespace) -> Iterator[tuple[Store, str]]:
         yield FileStore(target), f"files under {os.path.abspath(target)}"
         return
     opener = _opener(scheme, target)
-    with _store_context(opener, target) as store:
+    options = {} if prefix is None else {"prefix": tuple(prefix.split("."))}
+    with _store_context(opener, target, options) as store:
         yield store, _redacted(target)
 
 
@@ -213,14 +223,15 @@ def _opener(scheme: str, target: str) -> Any:
 
 
 @contextmanager
-def _store_context(opener: Any, target: str) -> Iterator[Store]:
+def _store_context(opener: Any, target: str, options: dict[str, Any]) -> Iterator[Store]:
     from ctxmgr.errors import ConfigError
 
     with ExitStack() as stack:
         try:
-            store: Store = stack.enter_context(opener(target))
+            store: Store = stack.enter_context(opener(target, **options))
         except ConfigError as exc:
-            raise UsageError(f"--store: {exc}") from None
+            flag = "--prefix" if options and str(exc).startswith("prefix") else "--store"
+            raise UsageError(f"{flag}: {exc}") from None
         except Exception as exc:  # the backend's own error (psycopg, sqlite3): one line
             text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise UsageError(f"--store {_redacted(target)}: cannot open it: {text}") from None
