@@ -142,6 +142,7 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
     ('Call the project "Blue Heron".', {"quoted", "name"}),
     ("Send it to Margit Halvorsen.", {"name"}),
     ("Answer in Czech.", {"name"}),
+    ("Also, Saying this again because it matters.", set()),  # a clause opens after a comma
     ("The config is in src/app/settings.py", {"path"}),
     ("Order ORD-33866 is the one.", {"id"}),  # an id is not a path: it cannot replace one
     ("I think that is fine.", set()),
@@ -265,15 +266,22 @@ def test_a_restatement_is_told_by_its_values_whatever_grammar_word_follows_a_num
 
 def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> None:
     a = "The warehouse code changed this morning to WH-1001."
-    b = "The ticket changed this morning to TCK-2002."
+    b = "The loading dock changed this morning to WH-2002."
     assert supersedes(b, a)  # alone, the shared words look like one subject
     assert supersedes("The warehouse code is now WH-2002.", a)  # "warehouse code" names it
-    conversation = said(a, b, "The order changed this morning to ORD-3003.",
+    conversation = said(a, b, "The returns depot changed this morning to WH-3003.",
                         "The host changed this morning to db-4.internal.")
     assert texts(latest(conversation)) == texts(conversation)  # four things, four values
 
 
 @pytest.mark.parametrize(("later", "earlier"), [
+    # ids of two kinds are two things, whatever the words around them share
+    ("The ticket changed this morning to TCK-2002.",
+     "The warehouse code changed this morning to WH-1001."),
+    ("Heads up, the tax id on invoices is now GB756452525.",
+     "Heads up, the order we're talking about is now ORD-27187."),
+    ("The contact email changed this morning to tavish.obradovic25@copperleaf-co.com.",
+     "The order changed this morning to ORD-3003."),
     # a contraction is its first word, a grammar word ("that's the", "I'll be")
     ("It's db-minnow-primary-5, that's the primary database host.",
      "ORD-33866, that's the order in question."),

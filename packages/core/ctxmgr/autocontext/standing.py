@@ -30,7 +30,8 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
 * *Latest value* (:func:`supersedes`, :func:`latest`): a later sentence replaces an
   earlier one that says nothing it does not (its values are of kinds the later one
   has) when it says every value again (a restatement), or when both share a word pair
-  that names the thing ("planned downtime") and few other statements use.
+  that names the thing ("planned downtime") and few other statements use, unless
+  their ids are of two kinds (an order number, a VAT number).
 """
 
 from __future__ import annotations
@@ -230,7 +231,7 @@ def _names(sentence: str) -> list[str]:
     for m in _NAME.finditer(sentence):
         words = [w for w in m.group(0).replace("-", " ").split()
                  if w.lower() not in _CALENDAR]
-        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:"
+        inside = m.start() > 0 and sentence[:m.start()].strip()[-1:] not in ".!?:,"
         if len(words) >= 2 or (words and inside):
             out.append(" ".join(words))
     return out
@@ -328,9 +329,10 @@ def supersedes(later: str, earlier: str, *,
     ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
     and that few other statements of the conversation use (``df``: in how many it
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
-    subject, and a pair with a grammar word, "the export", in more than one fewer). A
-    later sentence that says every value of ``earlier`` again is a restatement, and
-    replaces it too, whatever its words: one of them is enough.
+    subject, and a pair with a grammar word, "the export", in more than one fewer), and
+    their ids must be of one kind when both have ids (``ORD-56113`` does not replace
+    ``GB869939294``). A later sentence that says every value of ``earlier`` again is a
+    restatement, and replaces it too, whatever its words: one of them is enough.
     """
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
     if not old_kinds or not old_kinds <= kinds:
@@ -338,9 +340,33 @@ def supersedes(later: str, earlier: str, *,
     old_values = _values(earlier)
     if old_values and old_values <= _values(later):
         return True  # every value said again: a restatement, whatever the wording
+    ids, old_ids = _id_shapes(later), _id_shapes(earlier)
+    if ids and old_ids and not ids & old_ids:
+        return False  # an order number and a VAT number: two things, whatever the words
     shared = _phrases(later) & _phrases(earlier)
     return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
                for pair in shared)
+
+
+_ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
+"""An id's leading letters: ``ORD-`` of ``ORD-37067``, ``triage-`` of
+``triage-piston-basalt``."""
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+
+
+@lru_cache(maxsize=8192)
+def _id_shapes(sentence: str) -> frozenset[str]:
+    """What kind of id each id of ``sentence`` is, by its leading letters (``ord-``,
+    ``gb``) or ``@`` for an email address: a new value for a thing has the shape of the
+    old one, so a later order number does not replace a VAT number, whatever the words
+    around them share."""
+    out = {"@"} if _EMAIL.search(sentence) else set()
+    for d in distinctive_strings(sentence):
+        if m := _ID_SHAPE.match(d):
+            out.add((m.group(1) or m.group(2)).lower())
+    return frozenset(out)
 
 
 def _naming(pair: tuple[str, str]) -> bool:
