@@ -18,9 +18,8 @@ import pytest
 
 from ctxmgr.errors import StoreError
 from ctxmgr.memo import MemoStore
+from ctxmgr.memo.index import UNINDEXED
 from ctxmgr.store import Namespace, Store
-
-UNINDEXED = "(not in index.json)"
 
 _WRITER = """
 import json, os, sys, time
@@ -65,12 +64,19 @@ def race(store_code: str, scratch: Path, *, cap: int, writes: int) -> list[str]:
     return accepted
 
 
+def unlocked(store_code: str) -> str:
+    """``store_code`` with the store's lock cut back to the default, which covers the threads
+    of one process: what ctxmgr has on a backend it cannot lock across processes (a LangGraph
+    or LlamaIndex store on Redis, MongoDB, ...), while the data is shared as there."""
+    return f"{store_code}\nfrom ctxmgr.store.base import process_lock\nstore.lock = process_lock\n"
+
+
 def shared_memos(store: Store, *, cap: int) -> MemoStore:
     return MemoStore(store, session="shared", project="p", max_memos=cap)
 
 
 def lost(memos: MemoStore) -> list[str]:
-    """Keys whose summary the index lost (the memo file is there, its entry is not)."""
+    """Keys whose summary was lost (the memo file is there, its entry is not)."""
     return [e.key for e in memos.list_memos() if e.summary == UNINDEXED]
 
 

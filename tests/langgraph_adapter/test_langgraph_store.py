@@ -275,7 +275,7 @@ def test_offloads_reload_byte_for_byte_and_memos_round_trip(
     assert [m.key for m in memos.list_memos()] == ["notes.v2", "plan"]
     assert memos.read("plan") == "# Plan\n1. reproduce ✓\n"
     assert memos.delete("plan") is True
-    assert store.keys(memos.namespace) == ["index.json", "notes.v2.md"]
+    assert store.keys(memos.namespace) == ["notes.v2.entry.json", "notes.v2.md"]
 
 
 # --- errors from the database ----------------------------------------------------------
