@@ -32,7 +32,13 @@ from ctxmgr.memo.placeholder import (
     elide_memo_content,
     memo_placeholder,
 )
-from ctxmgr.memo.store import DEFAULT_MAX_MEMOS, MEMO_KIND, MemoStore, memo_sessions
+from ctxmgr.memo.store import (
+    DEFAULT_MAX_MEMOS,
+    MEMO_KIND,
+    MEMO_WRITES_WITHOUT_SHARED_LOCK,
+    MemoStore,
+    memo_sessions,
+)
 from ctxmgr.memo.tool import MAX_SUMMARY_CHARS, MEMO_TOOL, MEMO_TOOL_NAME, MemoCallResult
 
 __all__ = [
@@ -42,6 +48,7 @@ __all__ = [
     "MEMO_KIND",
     "MEMO_TOOL",
     "MEMO_TOOL_NAME",
+    "MEMO_WRITES_WITHOUT_SHARED_LOCK",
     "PLACEHOLDER_MARKER",
     "MemoCallResult",
     "MemoInfo",

@@ -18,13 +18,20 @@ from ctxmgr.store.base import Namespace, Store
 if TYPE_CHECKING:
     from ctxmgr.settings import Settings
 
-__all__ = ["DEFAULT_MAX_MEMOS", "MEMO_KIND", "MemoStore", "memo_sessions"]
+__all__ = ["DEFAULT_MAX_MEMOS", "MEMO_KIND", "MEMO_WRITES_WITHOUT_SHARED_LOCK", "MemoStore",
+           "memo_sessions"]
 
 logger = logging.getLogger(__name__)
 
 MEMO_KIND = "notes"
 """The store kind memos live under (``.../projects/<project>/notes/<session>/``)."""
 DEFAULT_MAX_MEMOS = 50
+MEMO_WRITES_WITHOUT_SHARED_LOCK = (
+    "Memo writes from other processes still lose no memo and no summary, but two that write "
+    "or delete one memo key at the same moment may leave its content and summary out of "
+    "step, and two racing for the last place under the memo cap may both be refused.")
+"""What a store whose lock covers one process leaves open to memo writers in several
+(for the warning of a store that cannot do better; see docs/guarantees.md)."""
 
 
 def memo_sessions(root: str | Path, project: str) -> list[str]:
