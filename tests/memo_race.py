@@ -80,6 +80,24 @@ def lost(memos: MemoStore) -> list[str]:
     return [e.key for e in memos.list_memos() if e.summary == UNINDEXED]
 
 
+def assert_every_memo_kept(memos: MemoStore, accepted: list[str], *, writes: int) -> None:
+    """Every write of both writers was accepted, and each memo is listed with its summary."""
+    entries = memos.list_memos()
+    assert len(accepted) == 2 * writes
+    assert lost(memos) == []
+    assert sorted(e.key for e in entries) == sorted(accepted)
+    assert all(e.summary == f"summary {e.key.replace('-', ' ')}" for e in entries)
+
+
+def assert_only_accepted_memos_stay(memos: MemoStore, accepted: list[str]) -> None:
+    """The accepted memos, and nothing else, are in the store with their entries: a write
+    refused at the cap left no key behind."""
+    assert memos.store.keys(memos.namespace) == sorted(
+        [f"{k}.md" for k in accepted] + [f"{k}.entry.json" for k in accepted])
+    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
+    assert lost(memos) == []
+
+
 def assert_a_holder_elsewhere_blocks_until_it_goes(store: Store, namespace: Namespace,
                                                  release: Callable[[], None]) -> None:
     """With another worker holding ``namespace``'s lock, ``store.lock`` gives up after its

@@ -14,7 +14,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from memo_race import lost, race, unlocked
+from memo_race import (
+    assert_every_memo_kept,
+    assert_only_accepted_memos_stay,
+    lost,
+    race,
+    unlocked,
+)
 from profiles import repeats
 
 from ctxmgr.errors import MemoWriteError
@@ -45,11 +51,7 @@ def test_two_processes_writing_200_memos_each_lose_no_index_entry(
     accepted = _race_processes(home, cap=1000)
 
     memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=1000)
-    entries = memos.list_memos()
-    assert len(accepted) == 2 * WRITES
-    assert lost(memos) == []
-    assert sorted(e.key for e in entries) == sorted(accepted)
-    assert all(e.summary == f"summary {e.key.replace('-', ' ')}" for e in entries)
+    assert_every_memo_kept(memos, accepted, writes=WRITES)
 
 
 @pytest.mark.parametrize("run", range(repeats(1, long=20)))
@@ -59,11 +61,8 @@ def test_the_memo_cap_holds_when_two_processes_race_past_it(tmp_path: Path, run:
     accepted = _race_processes(home, cap=50, writes=60)
 
     memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=50)
-    folder = FileStore(home).folder(memos.namespace)
     assert len(accepted) == 50
-    assert sorted(p.stem for p in folder.glob("*.md")) == sorted(accepted)
-    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
-    assert lost(memos) == []
+    assert_only_accepted_memos_stay(memos, accepted)
 
 
 @pytest.mark.parametrize("run", range(repeats(1, long=20)))
@@ -75,11 +74,7 @@ def test_two_processes_lose_no_memo_nor_summary_without_a_lock_across_processes(
     accepted = _race_processes(home, cap=1000, locked=False)
 
     memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=1000)
-    entries = memos.list_memos()
-    assert len(accepted) == 2 * WRITES
-    assert lost(memos) == []
-    assert sorted(e.key for e in entries) == sorted(accepted)
-    assert all(e.summary == f"summary {e.key.replace('-', ' ')}" for e in entries)
+    assert_every_memo_kept(memos, accepted, writes=WRITES)
 
 
 @pytest.mark.parametrize("run", range(repeats(1, long=20)))
@@ -91,14 +86,8 @@ def test_the_memo_cap_is_never_passed_without_a_lock_across_processes(
     accepted = _race_processes(home, cap=50, writes=60, locked=False)
 
     memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=50)
-    folder = FileStore(home).folder(memos.namespace)
-    # two writers racing for the last place may both back out: 49 or 50, never more
-    assert len(accepted) in (49, 50)
-    assert sorted(p.stem for p in folder.glob("*.md")) == sorted(accepted)
-    assert sorted(p.name[:-len(".entry.json")] for p in folder.glob("*.entry.json")) \
-        == sorted(accepted)  # a refused write leaves nothing behind
-    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
-    assert lost(memos) == []
+    assert len(accepted) in (49, 50)  # both racers for the last place may back out
+    assert_only_accepted_memos_stay(memos, accepted)
 
 
 def test_two_threads_with_two_memo_stores_lose_no_index_entry(tmp_path: Path) -> None:
