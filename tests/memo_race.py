@@ -18,9 +18,8 @@ import pytest
 
 from ctxmgr.errors import StoreError
 from ctxmgr.memo import MemoStore
+from ctxmgr.memo.index import UNINDEXED
 from ctxmgr.store import Namespace, Store
-
-UNINDEXED = "(not in index.json)"
 
 _WRITER = """
 import json, os, sys, time
@@ -65,13 +64,38 @@ def race(store_code: str, scratch: Path, *, cap: int, writes: int) -> list[str]:
     return accepted
 
 
+def unlocked(store_code: str) -> str:
+    """``store_code`` with the store's lock cut back to the default, which covers the threads
+    of one process: what ctxmgr has on a backend it cannot lock across processes (a LangGraph
+    or LlamaIndex store on Redis, MongoDB, ...), while the data is shared as there."""
+    return f"{store_code}\nfrom ctxmgr.store.base import process_lock\nstore.lock = process_lock\n"
+
+
 def shared_memos(store: Store, *, cap: int) -> MemoStore:
     return MemoStore(store, session="shared", project="p", max_memos=cap)
 
 
 def lost(memos: MemoStore) -> list[str]:
-    """Keys whose summary the index lost (the memo file is there, its entry is not)."""
+    """Keys whose summary was lost (the memo file is there, its entry is not)."""
     return [e.key for e in memos.list_memos() if e.summary == UNINDEXED]
+
+
+def assert_every_memo_kept(memos: MemoStore, accepted: list[str], *, writes: int) -> None:
+    """Every write of both writers was accepted, and each memo is listed with its summary."""
+    entries = memos.list_memos()
+    assert len(accepted) == 2 * writes
+    assert lost(memos) == []
+    assert sorted(e.key for e in entries) == sorted(accepted)
+    assert all(e.summary == f"summary {e.key.replace('-', ' ')}" for e in entries)
+
+
+def assert_only_accepted_memos_stay(memos: MemoStore, accepted: list[str]) -> None:
+    """The accepted memos, and nothing else, are in the store with their entries: a write
+    refused at the cap left no key behind."""
+    assert memos.store.keys(memos.namespace) == sorted(
+        [f"{k}.md" for k in accepted] + [f"{k}.entry.json" for k in accepted])
+    assert sorted(e.key for e in memos.list_memos()) == sorted(accepted)
+    assert lost(memos) == []
 
 
 def assert_a_holder_elsewhere_blocks_until_it_goes(store: Store, namespace: Namespace,

@@ -48,7 +48,7 @@ def _session_folder(home: Path, session: str) -> Path:
 # --- layout on disk -----------------------------------------------------------------------
 
 
-def test_a_written_memo_lands_at_home_projects_project_notes_session_key_md(
+def test_a_written_memo_lands_at_home_projects_project_notes_session_key_md_with_its_entry(
     _isolated_home: Path,
 ) -> None:
     memos = MemoStore(session="sess-1")
@@ -58,14 +58,13 @@ def test_a_written_memo_lands_at_home_projects_project_notes_session_key_md(
     folder = _isolated_home / "projects" / project_dir_name(Path.cwd()) / "notes" / "sess-1"
     assert folder == _session_folder(_isolated_home, "sess-1")
     assert (folder / "plan.md").read_text(encoding="utf-8") == "# Plan\n\n1. read\n2. fix\n"
-    index = json.loads((folder / "index.json").read_text(encoding="utf-8"))
-    (entry,) = index["memos"]
+    entry = json.loads((folder / "plan.entry.json").read_text(encoding="utf-8"))
     assert entry["key"] == "plan"
     assert entry["summary"] == "the plan"
     assert entry["size"] == len("# Plan\n\n1. read\n2. fix\n")
     assert entry["created"] == entry["updated"]
     assert entry["created"].endswith("+00:00")
-    assert sorted(p.name for p in folder.iterdir()) == ["index.json", "plan.md"]
+    assert sorted(p.name for p in folder.iterdir()) == ["plan.entry.json", "plan.md"]
     assert text == ("Memo 'plan' saved: 23 chars, summary: \"the plan\". Recall it with memo "
                     "read key=\"plan\".")
 
@@ -165,8 +164,7 @@ def test_delete_removes_the_file_and_the_index_entry(_isolated_home: Path) -> No
     assert memos.handle_memo_call({"action": "delete", "key": "a"}) == "Deleted memo 'a'"
 
     folder = _session_folder(_isolated_home, "s")
-    assert sorted(p.name for p in folder.iterdir()) == ["b.md", "index.json"]
-    assert [e["key"] for e in json.loads((folder / "index.json").read_text())["memos"]] == ["b"]
+    assert sorted(p.name for p in folder.iterdir()) == ["b.entry.json", "b.md"]
 
 
 # --- the cap -----------------------------------------------------------------------------
@@ -404,20 +402,88 @@ def test_a_failing_store_gives_the_model_an_error_not_an_exception() -> None:
     assert "No space left on device" in text
 
 
-def test_the_index_is_rebuilt_from_the_memo_files_when_missing_or_corrupt(
+def test_the_index_is_rebuilt_from_the_memo_files_when_entries_are_missing_or_corrupt(
     _isolated_home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     memos = MemoStore(session="s")
     _write(memos, "a", "aaa")
     _write(memos, "b", "bb")
-    index = _session_folder(_isolated_home, "s") / "index.json"
+    folder = _session_folder(_isolated_home, "s")
 
-    index.write_text("{not json")
+    (folder / "a.entry.json").write_text("{not json")
     assert sorted(e.key for e in memos.list_memos()) == ["a", "b"]
-    assert "index.json is damaged" in caplog.text
-    index.unlink()
+    assert "a.entry.json is damaged" in caplog.text
+    for entry in folder.glob("*.entry.json"):
+        entry.unlink()
     assert memos.read("a") == "aaa"
-    assert [e.size for e in memos.list_memos()] == [3, 2]
+    assert [(e.summary, e.size) for e in memos.list_memos()] == [("(no index entry)", 3),
+                                                                ("(no index entry)", 2)]
+
+
+def test_memo_keys_that_look_like_entry_or_index_names_keep_their_own_entries() -> None:
+    memos = MemoStore(InMemoryStore(), session="s")
+    keys = ["x", "x.entry", "x.entry.json", "x.md", "index", "index.json"]
+    for key in keys:
+        _write(memos, key, f"content of {key}", f"summary of {key}")
+
+    assert {e.key: e.summary for e in memos.list_memos()} == {
+        key: f"summary of {key}" for key in keys}
+    assert all(memos.read(key) == f"content of {key}" for key in keys)
+    memos.delete("x")
+    assert sorted(e.key for e in memos.list_memos()) == sorted(keys[1:])
+
+
+# --- sessions written by earlier versions (one index.json) ----------------------------------
+
+_LEGACY_INDEX = {"version": 1, "memos": [
+    {"key": "b", "summary": "summary of b", "size": 12, "created": "2024-05-01T10:00:02+00:00",
+     "updated": "2024-05-01T10:00:02+00:00"},
+    {"key": "a", "summary": "summary of a", "size": 12, "created": "2024-05-01T10:00:01+00:00",
+     "updated": "2024-05-01T10:00:01+00:00"},
+]}
+
+
+def _legacy_session(home: Path) -> tuple[MemoStore, Path]:
+    """A session as an earlier ctxmgr left it: memo files and one index.json."""
+    memos = MemoStore(FileStore(home), session="s", project="p")
+    folder = FileStore(home).folder(memos.namespace)
+    folder.mkdir(parents=True)
+    for key in ("a", "b"):
+        (folder / f"{key}.md").write_text(f"content of {key}")
+    (folder / "index.json").write_text(json.dumps(_LEGACY_INDEX, indent=2))
+    return memos, folder
+
+
+def test_a_session_written_with_one_index_json_still_lists_its_summaries(tmp_path: Path) -> None:
+    memos, _ = _legacy_session(tmp_path)
+
+    assert [(e.key, e.summary, e.size) for e in memos.list_memos()] == [
+        ("b", "summary of b", 12), ("a", "summary of a", 12)]
+    assert memos.handle_memo_call({"action": "read", "key": "a"}).endswith("\n\ncontent of a")
+
+
+def test_new_writes_to_a_legacy_session_lose_none_of_its_summaries(tmp_path: Path) -> None:
+    memos, folder = _legacy_session(tmp_path)
+    index = (folder / "index.json").read_bytes()
+
+    _write(memos, "c", "content of c", "summary of c")
+    _write(memos, "a", "new content of a", "summary of a, again")
+
+    assert [(e.key, e.summary) for e in memos.list_memos()] == [
+        ("a", "summary of a, again"), ("c", "summary of c"), ("b", "summary of b")]
+    info = memos.info("a")
+    assert info is not None and info.created == "2024-05-01T10:00:01+00:00"  # kept
+    assert (folder / "index.json").read_bytes() == index  # read, never written
+    assert memos.delete("b") and [e.key for e in memos.list_memos()] == ["a", "c"]
+
+
+def test_an_entry_key_wins_over_the_legacy_entry_of_the_same_memo(tmp_path: Path) -> None:
+    memos, folder = _legacy_session(tmp_path)
+    _write(memos, "a", "content of a", "the newer summary")
+    (folder / "index.json").write_text(json.dumps(_LEGACY_INDEX))  # as if rewritten since
+
+    assert {e.key: e.summary for e in memos.list_memos()} == {"a": "the newer summary",
+                                                              "b": "summary of b"}
 
 
 def test_developer_write_raises_what_the_tool_reports() -> None:

@@ -7,6 +7,7 @@ import json
 import re
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore as LangGraphInMemoryStore
 from langgraph.store.postgres import PostgresStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
@@ -275,7 +277,7 @@ def test_offloads_reload_byte_for_byte_and_memos_round_trip(
     assert [m.key for m in memos.list_memos()] == ["notes.v2", "plan"]
     assert memos.read("plan") == "# Plan\n1. reproduce ✓\n"
     assert memos.delete("plan") is True
-    assert store.keys(memos.namespace) == ["index.json", "notes.v2.md"]
+    assert store.keys(memos.namespace) == ["notes.v2.entry.json", "notes.v2.md"]
 
 
 # --- errors from the database ----------------------------------------------------------
@@ -386,3 +388,30 @@ def test_the_readme_example_shares_offloads_and_memos_through_postgres(
 def test_the_package_exports_the_store_names() -> None:
     assert ctxmgr_langgraph.__all__ == sorted(ctxmgr_langgraph.__all__)
     assert {"LangGraphStore", "resolve_store"} <= set(ctxmgr_langgraph.__all__)
+
+
+class _UnlockableStore(BaseStore):
+    """A BaseStore ctxmgr has no lock across processes for (as on Redis or MongoDB)."""
+
+    def __init__(self) -> None:
+        self._inner = LangGraphInMemoryStore()
+
+    def batch(self, ops: Any) -> Any:
+        return self._inner.batch(ops)
+
+    async def abatch(self, ops: Any) -> Any:
+        return await self._inner.abatch(ops)
+
+
+def test_a_store_it_cannot_lock_across_processes_warns_once_what_memo_writers_keep(
+        caplog: pytest.LogCaptureFixture) -> None:
+    memos = MemoStore(LangGraphStore(_UnlockableStore()), project="p", session="s")
+
+    memos.write("a", "content a", "summary a")
+    memos.write("b", "content b", "summary b")
+
+    (warning,) = [r.getMessage() for r in caplog.records if "cannot lock" in r.getMessage()]
+    assert "cannot lock a _UnlockableStore across processes" in warning
+    assert "lose no memo and no summary" in warning and "may both be refused" in warning
+    assert [(e.key, e.summary) for e in memos.list_memos()] == [("b", "summary b"),
+                                                                ("a", "summary a")]

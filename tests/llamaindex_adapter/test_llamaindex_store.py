@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 from llama_index.core.storage.kvstore import SimpleKVStore
@@ -142,3 +143,48 @@ def test_offloads_and_memos_live_in_the_key_value_store(
         {"action": "write", "key": "plan", "summary": "the plan", "content": "1. fix"})
     assert MemoStore(LlamaIndexKVStore(kvstore), session="run-1",
                      project="p").read("plan") == "1. fix"
+
+
+class _UnlockableKVStore(BaseKVStore):
+    """A key-value store ctxmgr has no lock across processes for (as on Redis or MongoDB)."""
+
+    def __init__(self) -> None:
+        self._inner = SimpleKVStore()
+
+    def put(self, key: str, val: dict[str, Any], collection: str = "data") -> None:
+        self._inner.put(key, val, collection)
+
+    async def aput(self, key: str, val: dict[str, Any], collection: str = "data") -> None:
+        self._inner.put(key, val, collection)
+
+    def get(self, key: str, collection: str = "data") -> dict[str, Any] | None:
+        return self._inner.get(key, collection)
+
+    async def aget(self, key: str, collection: str = "data") -> dict[str, Any] | None:
+        return self._inner.get(key, collection)
+
+    def get_all(self, collection: str = "data") -> dict[str, dict[str, Any]]:
+        return self._inner.get_all(collection)
+
+    async def aget_all(self, collection: str = "data") -> dict[str, dict[str, Any]]:
+        return self._inner.get_all(collection)
+
+    def delete(self, key: str, collection: str = "data") -> bool:
+        return self._inner.delete(key, collection)
+
+    async def adelete(self, key: str, collection: str = "data") -> bool:
+        return self._inner.delete(key, collection)
+
+
+def test_a_kv_store_it_cannot_lock_across_processes_warns_once_what_memo_writers_keep(
+        caplog: pytest.LogCaptureFixture) -> None:
+    memos = MemoStore(LlamaIndexKVStore(_UnlockableKVStore()), project="p", session="s")
+
+    memos.write("a", "content a", "summary a")
+    memos.write("b", "content b", "summary b")
+
+    (warning,) = [r.getMessage() for r in caplog.records if "cannot lock" in r.getMessage()]
+    assert "cannot lock a _UnlockableKVStore across processes" in warning
+    assert "lose no memo and no summary" in warning and "may both be refused" in warning
+    assert [(e.key, e.summary) for e in memos.list_memos()] == [("b", "summary b"),
+                                                                ("a", "summary a")]

@@ -16,15 +16,17 @@ Three things differ from ctxmgr's own stores, and are handled here:
   and memos are) is kept as ``{"encoding": "utf-8", "data": <text>}``, readable
   in the database; any other blob as ``{"encoding": "base64", "data": ...}``.
   PostgreSQL's ``jsonb`` cannot hold NUL, hence the exception.
-* Memo writes read ``index.json``, add an entry and write it back, under
-  :meth:`LangGraphStore.lock`. On ``PostgresStore`` and ``AsyncPostgresStore`` that is a
-  PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), so workers in other
-  processes and on other machines never lose each other's entries nor pass the memo cap;
+* Each memo's index entry is an item of its own, so workers never lose each other's
+  memos or summaries on any backend. Memo writes hold :meth:`LangGraphStore.lock`, which
+  keeps the memo cap exact and two writes of one key whole. On ``PostgresStore`` and
+  ``AsyncPostgresStore`` that is a PostgreSQL advisory lock
+  (:class:`~ctxmgr.store.AdvisoryLock`), for workers in every process on every machine;
   on a ``SqliteStore`` or ``AsyncSqliteStore`` opened on a file, lock files next to it
   (:class:`~ctxmgr.store.FileLocks`, ``<database>.ctxmgr-locks/``) do the same for the
   processes of that machine. ``InMemoryStore`` lives in one process, where the default
   lock is enough. On any other backend the lock covers this process only, and a warning
-  says so once.
+  says once what that leaves open (see ``MemoStore``: the cap is re-counted after each
+  write, so it is not passed, but two racers for the last place may both be refused).
 * A store's TTL (``ttl={"default_ttl": minutes, "refresh_on_read": ...}``) applies to
   ctxmgr's items as to the graph's own: an offload not read for that long expires, and
   ``context_reload`` then says it is gone. Without one, items stay until deleted
@@ -49,6 +51,7 @@ from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, FileStore, InMemoryStore, Namespace, Settings, Store, StoreError
+from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
 from ctxmgr.store import AdvisoryLock, FileLocks
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
@@ -239,11 +242,10 @@ class LangGraphStore(Store):
                                       or _sqlite_file(self._store) == "")
                     if self._shared_lock is None and not in_one_process:
                         logger.warning(
-                            "%s: ctxmgr cannot lock a %s across processes, so memo writes "
-                            "are serialised within this process only; give workers that "
-                            "share one session a PostgresStore, a SqliteStore on a file "
-                            "(one machine) or one process",
-                            self, type(self._store).__name__)
+                            "%s: ctxmgr cannot lock a %s across processes. %s To rule "
+                            "that out, give workers that share one session a PostgresStore, "
+                            "a SqliteStore on a file (one machine) or one process",
+                            self, type(self._store).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
         return self._shared_lock
 
     # --- async twins ------------------------------------------------------------------

@@ -9,12 +9,14 @@ ctxmgr labels never hold ``/``, so the mapping is one-to-one. Values are JSON
 objects: UTF-8 text (what offloads and memos are) stays readable in the
 database as ``{"encoding": "utf-8", "data": <text>}``; other bytes are base64.
 
-Memo writes read ``index.json``, add an entry and write it back under
-:meth:`LlamaIndexKVStore.lock`. On a ``PostgresKVStore`` that is a PostgreSQL advisory
-lock (:class:`~ctxmgr.store.AdvisoryLock`), so workers in other processes and on other
-machines never lose each other's entries nor pass the memo cap; the in-memory stores
-live in one process, where the default lock is enough. On any other backend the lock
-covers this process only, and a warning says so once.
+Each memo's index entry is a key of its own, so workers never lose each other's memos or
+summaries on any backend. Memo writes hold :meth:`LlamaIndexKVStore.lock`, which keeps
+the memo cap exact and two writes of one key whole. On a ``PostgresKVStore`` that is a
+PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), for workers in every
+process on every machine; the in-memory stores live in one process, where the default
+lock is enough. On any other backend the lock covers this process only, and a warning
+says once what that leaves open (see ``MemoStore``: the cap is re-counted after each
+write, so it is not passed, but two racers for the last place may both be refused).
 
 ctxmgr's :class:`~ctxmgr.Store` is synchronous; ``aget`` / ``aput`` /
 ``adelete`` / ``akeys`` use the key-value store's own async methods. LlamaIndex's
@@ -33,6 +35,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, Namespace, Store, StoreError
+from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
 from ctxmgr.store import AdvisoryLock
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
@@ -161,10 +164,10 @@ class LlamaIndexKVStore(Store):
                     self._lock_chosen = True
                     if self._shared_lock is None and not self._always_lock:
                         logger.warning(
-                            "%s: ctxmgr cannot lock a %s across processes, so memo writes "
-                            "are serialised within this process only; give workers that "
-                            "share one session a PostgresKVStore (or one process)",
-                            self, type(self._kv).__name__)
+                            "%s: ctxmgr cannot lock a %s across processes. %s To rule "
+                            "that out, give workers that share one session a PostgresKVStore "
+                            "(or one process)",
+                            self, type(self._kv).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
         return self._shared_lock
 
     # --- async twins ------------------------------------------------------------------

@@ -1,14 +1,19 @@
 """Memos: the model offloads its own notes to disk and recalls them later.
 
-A memo is Markdown under a key, one per file, plus an ``index.json`` with
-key, summary, size and times, in the session's ``notes`` folder of a
-:class:`~ctxmgr.store.Store` (with the default :class:`~ctxmgr.store.FileStore`:
-``<CTXMGR_HOME or ~/.ctxmgr>/projects/<project-dir>/notes/<session>/<key>.md``).
+A memo is Markdown under a key, one per file (``<key>.md``), with its index entry
+(summary, size, times) in a key of its own beside it (``<key>.entry.json``), in the
+session's ``notes`` folder of a :class:`~ctxmgr.store.Store` (with the default
+:class:`~ctxmgr.store.FileStore`:
+``<CTXMGR_HOME or ~/.ctxmgr>/projects/<project-dir>/notes/<session>/``). One key per
+entry means writers in different processes never overwrite each other's entries,
+even on a store whose lock covers one process only. Sessions written by earlier
+versions keep every entry in one ``index.json``, which is still read, never written.
 
 One module per job: ``keys`` (the key rule), ``placeholder`` (what stands for a
-saved memo in the history, and the guard against writing it back), ``index``
-(``index.json``), ``store`` (:class:`MemoStore`, the developer API) and ``tool``
-(the tool schema and its handler).
+saved memo in the history, and the guard against writing it back), ``entry`` (one
+memo's entry key), ``legacy`` (the old ``index.json``), ``index`` (the entries
+reconciled with the memo files), ``store`` (:class:`MemoStore`, the developer API) and
+``tool`` (the tool schema and its handler).
 
 An adapter needs two calls::
 
@@ -19,7 +24,7 @@ An adapter needs two calls::
 
 from __future__ import annotations
 
-from ctxmgr.memo.index import MemoInfo
+from ctxmgr.memo.entry import MemoInfo
 from ctxmgr.memo.keys import MAX_KEY_CHARS, validate_memo_key
 from ctxmgr.memo.placeholder import (
     PLACEHOLDER_MARKER,
@@ -27,7 +32,13 @@ from ctxmgr.memo.placeholder import (
     elide_memo_content,
     memo_placeholder,
 )
-from ctxmgr.memo.store import DEFAULT_MAX_MEMOS, MEMO_KIND, MemoStore, memo_sessions
+from ctxmgr.memo.store import (
+    DEFAULT_MAX_MEMOS,
+    MEMO_KIND,
+    MEMO_WRITES_WITHOUT_SHARED_LOCK,
+    MemoStore,
+    memo_sessions,
+)
 from ctxmgr.memo.tool import MAX_SUMMARY_CHARS, MEMO_TOOL, MEMO_TOOL_NAME, MemoCallResult
 
 __all__ = [
@@ -37,6 +48,7 @@ __all__ = [
     "MEMO_KIND",
     "MEMO_TOOL",
     "MEMO_TOOL_NAME",
+    "MEMO_WRITES_WITHOUT_SHARED_LOCK",
     "PLACEHOLDER_MARKER",
     "MemoCallResult",
     "MemoInfo",

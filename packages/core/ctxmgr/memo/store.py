@@ -8,15 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctxmgr.errors import ConfigError, HalfWrittenMemoError, MemoWriteError, StoreError
-from ctxmgr.memo.index import (
-    Index,
-    MemoInfo,
-    find_entry,
-    keep_damaged,
-    load_index,
-    now,
-    save_index,
-)
+from ctxmgr.memo.entry import MemoInfo, encode_entry, entry_key, memo_file, now
+from ctxmgr.memo.index import Index, load_index, memo_files
 from ctxmgr.memo.keys import validate_memo_key
 from ctxmgr.memo.placeholder import PLACEHOLDER_MARKER, contains_placeholder
 from ctxmgr.memo.tool import MAX_SUMMARY_CHARS, MemoCallResult, run_memo_call
@@ -25,13 +18,20 @@ from ctxmgr.store.base import Namespace, Store
 if TYPE_CHECKING:
     from ctxmgr.settings import Settings
 
-__all__ = ["DEFAULT_MAX_MEMOS", "MEMO_KIND", "MemoStore", "memo_sessions"]
+__all__ = ["DEFAULT_MAX_MEMOS", "MEMO_KIND", "MEMO_WRITES_WITHOUT_SHARED_LOCK", "MemoStore",
+           "memo_sessions"]
 
 logger = logging.getLogger(__name__)
 
 MEMO_KIND = "notes"
 """The store kind memos live under (``.../projects/<project>/notes/<session>/``)."""
 DEFAULT_MAX_MEMOS = 50
+MEMO_WRITES_WITHOUT_SHARED_LOCK = (
+    "Memo writes from other processes still lose no memo and no summary, but two that write "
+    "or delete one memo key at the same moment may leave its content and summary out of "
+    "step, and two racing for the last place under the memo cap may both be refused.")
+"""What a store whose lock covers one process leaves open to memo writers in several
+(for the warning of a store that cannot do better; see docs/guarantees.md)."""
 
 
 def memo_sessions(root: str | Path, project: str) -> list[str]:
@@ -123,19 +123,17 @@ class MemoStore:
     def list_memos(self) -> list[MemoInfo]:
         """Every memo of the session, most recently updated first.
 
-        Reads take no lock (every file is replaced atomically): a memo being
-        written at that moment may show as not yet in the index. A damaged
-        ``index.json`` is logged as a warning and the memos are listed from
-        their files.
+        Reads take no lock (every key is replaced atomically): a memo being
+        written at that moment may show without its summary. A damaged entry is
+        logged as a warning and its memo listed from its file.
         """
         return self._index().entries
 
     def info(self, key: str) -> MemoInfo | None:
         """The index entry of ``key``, or ``None``."""
         validate_memo_key(key)
-        entries = self._index().entries
-        i = find_entry(entries, key)
-        return None if i is None else entries[i]
+        entries = self._index(key).entries
+        return entries[0] if entries else None
 
     def read(self, key: str) -> str | None:
         """The content saved under ``key``, or ``None``.
@@ -147,24 +145,15 @@ class MemoStore:
         found = self._read(key)
         return None if found is None else found[1]
 
-    def _index(self) -> Index:
-        return load_index(self.store, self.namespace)
-
-    def _index_to_rewrite(self) -> Index:
-        """The index, for a write that replaces it: refused while the store cannot read
-        it, since rewriting it from the memo files would drop every summary."""
-        index = self._index()
-        if index.read_error is not None:
-            raise StoreError(index.read_error.errno,
-                             f"cannot update index.json: {index.read_error}")
-        return index
+    def _index(self, only: str | None = None) -> Index:
+        return load_index(self.store, self.namespace, only=only)
 
     def _read(self, key: str) -> tuple[MemoInfo, str, str | None] | None:
         """The entry, the content and what looks damaged about the file (or ``None``)."""
         info = self.info(key)
         if info is None:
             return None
-        blob = self.store.get(self.namespace, f"{info.key}.md")
+        blob = self.store.get(self.namespace, memo_file(info.key))
         if blob is None:
             return None
         warning = None
@@ -175,7 +164,7 @@ class MemoStore:
             warning = ("the memo file is not valid UTF-8 (it was changed outside ctxmgr); "
                        "bytes that could not be decoded are shown as \ufffd")
         if warning is None and len(content) != info.size:
-            warning = (f"the memo file holds {len(content)} chars but index.json recorded "
+            warning = (f"the memo file holds {len(content)} chars but its index entry recorded "
                        f"{info.size}; it may have been truncated or edited outside ctxmgr")
         if warning is not None:
             logger.warning("memo %r in %s: %s", info.key, self.namespace, warning)
@@ -208,8 +197,9 @@ class MemoStore:
                 f"content is (or contains) the placeholder {PLACEHOLDER_MARKER!r}, which only "
                 "stands for a memo already saved on disk; it is not real content. Send the "
                 "real text you want to save as content (memo read shows a saved memo)")
-        # The store's lock spans reading the index and writing it back, so writers in
-        # other threads and processes neither lose each other's entries nor pass the cap.
+        # A write touches only this memo's keys, so no writer can lose another's entry. The
+        # lock keeps the cap exact and same-key writes whole where it spans processes;
+        # elsewhere a re-count after the write keeps the cap (see _over_cap).
         try:
             with self.store.lock(self.namespace):
                 info, old = self._write_locked(key, content, summary)
@@ -222,35 +212,57 @@ class MemoStore:
 
     def _write_locked(self, key: str, content: str,
                       summary: str) -> tuple[MemoInfo, MemoInfo | None]:
-        index = self._index_to_rewrite()
-        entries = index.entries
-        i = find_entry(entries, key)
-        if i is None and len(entries) >= self.max_memos:
-            raise MemoWriteError(
-                f"this session already has {len(entries)} memos, the maximum of "
-                f"{self.max_memos}. Delete memos that are stale (see memo list; then "
-                "memo delete key=\"...\") or overwrite an existing key, and write again")
+        index = self._index(key)
+        if index.read_error is not None:
+            raise StoreError(index.read_error.errno,
+                             f"cannot read the index entry of memo {key!r}: {index.read_error}")
+        old = index.entries[0] if index.entries else None
+        if old is None and index.total >= self.max_memos:
+            raise self._full(index.total)
         stamp = now()
-        old = None if i is None else entries.pop(i)
         info = MemoInfo(key=old.key if old else key, summary=summary, size=len(content),
                         created=old.created if old and old.created else stamp, updated=stamp)
-        file = f"{info.key}.md"
+        file = memo_file(info.key)
         previous = self.store.get(self.namespace, file) if old else None  # to roll back to
-        if index.damaged is not None:  # the rewrite below replaces it: keep it first
-            keep_damaged(self.store, self.namespace, index.damaged)
-        # the memo first: a crash before the index is written is repaired by load_index
+        # the memo first: a crash before its entry is written is repaired by load_index
         self.store.put(self.namespace, file, content.encode("utf-8"))
         try:
-            save_index(self.store, self.namespace, [info, *entries])
+            self.store.put(self.namespace, entry_key(info.key), encode_entry(info))
         except OSError as exc:
             self._roll_back(info, previous, exc)
             raise
+        if old is None and (total := self._over_cap()) is not None:
+            self._back_out(info, total)
+            raise self._full(total - 1)
         return info, old
+
+    def _over_cap(self) -> int | None:
+        """The memos now in the session if they are more than ``max_memos``, else ``None``.
+
+        Under a lock that spans every writer this never finds more. Where the store's lock
+        covers one process only, writers in others may each have found a free place and
+        written: every writer re-counts after writing and backs out when the count is over,
+        so the last to count sees all that stayed and the cap holds (two writers racing for
+        the last place may both back out). A failing count keeps the memo, with a warning.
+        """
+        try:
+            total = len(memo_files(self.store.keys(self.namespace)))
+        except OSError as exc:
+            logger.warning("memo session %s: cannot re-count its memos after a write (%s); "
+                           "the cap is not checked again", self.namespace, exc)
+            return None
+        return total if total > self.max_memos else None
+
+    def _full(self, total: int) -> MemoWriteError:
+        return MemoWriteError(
+            f"this session already has {total} memos, the maximum of {self.max_memos}. Delete "
+            "memos that are stale (see memo list; then memo delete key=\"...\") or overwrite "
+            "an existing key, and write again")
 
     def _roll_back(self, info: MemoInfo, previous: bytes | None, cause: OSError) -> None:
         """Put the memo file back as it was after its index entry could not be written;
         when that fails too, raise an error that says what is on disk."""
-        file = f"{info.key}.md"
+        file = memo_file(info.key)
         try:
             if previous is None:
                 self.store.delete(self.namespace, file)
@@ -259,35 +271,47 @@ class MemoStore:
         except OSError as undo:
             raise HalfWrittenMemoError(
                 f"memo {info.key!r} is only half written: {file} holds the new content "
-                f"({info.size} chars) but index.json could not be updated ({cause}), and "
-                f"restoring the previous content failed too ({undo}); memo list shows "
-                "the old summary and size (or none) until the memo is written again",
+                f"({info.size} chars) but its index entry could not be written ({cause}), and "
+                f"restoring the previous content failed too ({undo}); memo list shows the old "
+                "summary and size (or none) until the memo is written again",
             ) from cause
+
+    def _back_out(self, info: MemoInfo, total: int) -> None:
+        """Remove a new memo that took the session past its cap; when that fails, raise an
+        error that says it stayed."""
+        try:
+            self.store.delete(self.namespace, memo_file(info.key))
+        except OSError as exc:
+            raise HalfWrittenMemoError(
+                f"memo {info.key!r} was saved as writers elsewhere filled the session past "
+                f"its cap of {self.max_memos} memos, and removing it again failed ({exc}); "
+                f"the session holds {total} memos until one is deleted",
+            ) from exc
+        self._forget_entry(info.key)
+
+    def _forget_entry(self, key: str) -> None:
+        """Remove a memo's entry once its file is gone; one left behind is never listed
+        (an entry without its file is ignored) and the next write of the key replaces it."""
+        try:
+            self.store.delete(self.namespace, entry_key(key))
+        except OSError as exc:
+            logger.warning("memo %r removed from %s, but its index entry could not be "
+                           "(%s); it is ignored without its file", key, self.namespace, exc)
 
     def delete(self, key: str) -> bool:
         """Remove the memo; ``True`` when there was one.
 
         The memo file goes first: once it is gone the memo is deleted, even when
-        the index cannot be updated (reading the index skips entries without a file).
+        its entry cannot be removed (the index skips entries without a file).
         """
         validate_memo_key(key)
         with self.store.lock(self.namespace):
-            index = self._index_to_rewrite()
-            entries = index.entries
-            i = find_entry(entries, key)
-            if i is None:
+            found = memo_files(self.store.keys(self.namespace)).get(key.lower())
+            if found is None:
                 return False
-            info = entries.pop(i)
-            if index.damaged is not None:
-                keep_damaged(self.store, self.namespace, index.damaged)
-            self.store.delete(self.namespace, f"{info.key}.md")
-            try:
-                save_index(self.store, self.namespace, entries)
-            except OSError as exc:
-                logger.warning("memo %r deleted from %s, but index.json could not be updated "
-                               "(%s); it is repaired on the next write", info.key,
-                               self.namespace, exc)
-        logger.info("memo %r deleted from %s", info.key, self.namespace)
+            self.store.delete(self.namespace, memo_file(found))
+            self._forget_entry(found)
+        logger.info("memo %r deleted from %s", found, self.namespace)
         return True
 
     # --- the tool (never raises on the model's input) ---------------------------------

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ctxmgr.errors import HalfWrittenMemoError, InvalidMemoKeyError, MemoWriteError, StoreError
-from ctxmgr.memo.index import Index, MemoInfo
+from ctxmgr.memo.entry import MemoInfo
+from ctxmgr.memo.index import Index
 from ctxmgr.memo.keys import KEY_PATTERN, MAX_KEY_CHARS, validate_memo_key
 from ctxmgr.memo.placeholder import memo_placeholder
 from ctxmgr.prompts import MEMO_TOOL_DESCRIPTION, ToolSpec

@@ -3,8 +3,9 @@ PostgreSQL advisory lock per namespace.
 
 Stores on a database that many workers share (a LangGraph ``PostgresStore``, a
 LlamaIndex ``PostgresKVStore``) need more than the default lock, which covers the threads
-of one process: two processes writing memos to one session would each read ``index.json``,
-add their entry and write it back, and one entry would be lost. An advisory lock is held
+of one process: two processes writing memos to one session could each count a free place
+under the memo cap and both write, or interleave two writes of one memo's content and
+index entry. An advisory lock is held
 by a database session, so it excludes every process on every machine, and the server
 drops it when its holder's connection ends (a killed worker never leaves it behind).
 

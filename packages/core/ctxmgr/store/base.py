@@ -5,8 +5,9 @@ A store holds small byte blobs under ``(namespace, key)``. A namespace is
 "notes", …) so one store serves every mechanism of one agent session. Only
 four operations are required, so a backend (files, SQLite, a LangGraph
 ``BaseStore``) is a few dozen lines. A fifth, :meth:`Store.lock`, serialises
-read-modify-write sequences (the memo index); its default covers the threads
-of one process, and a backend that processes share overrides it.
+read-modify-write sequences (a memo write counts the session's memos against the
+cap, then writes); its default covers the threads of one process, and a backend
+that processes share overrides it.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@ a lock file per namespace, for stores kept in one database file.
 
 Workers in several processes may share a SQLite database (a LangGraph ``SqliteStore``
 opened on one file). The default lock covers the threads of one process only, so two
-processes writing memos to one session would each read ``index.json``, add their entry
-and write it back, and one entry would be lost. An OS file lock (``flock`` through
+processes writing memos to one session could each count a free place under the memo cap
+and both write, or interleave two writes of one memo's content and index entry. An OS
+file lock (``flock`` through
 `filelock <https://py-filelock.readthedocs.io>`_, which ctxmgr's own ``FileStore``
 uses) excludes every process on the machine and is dropped by the kernel when its holder
 dies, so a killed worker never leaves it behind. The lock files live in one folder next
