@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
@@ -55,6 +54,7 @@ from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
 from ctxmgr.store import AdvisoryLock, FileLocks
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
+from ctxmgr.store.shared_lock import SharedLockChoice
 
 try:
     from langgraph.checkpoint.memory import InMemorySaver
@@ -123,9 +123,7 @@ class LangGraphStore(Store):
         self._prefix = labels
         self._lock_timeout_s = check_lock_timeout(lock_timeout_s)
         self._sync_only = False  # set once the store's async methods say they do not exist
-        self._shared_lock: AdvisoryLock | FileLocks | None = None
-        self._lock_chosen = False
-        self._lock_guard = threading.Lock()
+        self._shared_lock = SharedLockChoice(self._choose_lock)
 
     @property
     def base_store(self) -> BaseStore:
@@ -225,28 +223,22 @@ class LangGraphStore(Store):
         Raises:
             StoreError: the lock could not be taken.
         """
-        shared = self._cross_process_lock()
+        shared = self._shared_lock.get()
         return super().lock(namespace) if shared is None else shared.hold(namespace)
 
-    def _cross_process_lock(self) -> AdvisoryLock | FileLocks | None:
-        if not self._lock_chosen:
-            with self._lock_guard:
-                if not self._lock_chosen:
-                    scope = "/".join(self._prefix)
-                    self._shared_lock = (
-                        postgres_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s)
-                        or sqlite_lock(self._store, scope=scope,
-                                       timeout_s=self._lock_timeout_s))
-                    self._lock_chosen = True
-                    in_one_process = (isinstance(self._store, GraphInMemoryStore)
-                                      or _sqlite_file(self._store) == "")
-                    if self._shared_lock is None and not in_one_process:
-                        logger.warning(
-                            "%s: ctxmgr cannot lock a %s across processes. %s To rule "
-                            "that out, give workers that share one session a PostgresStore, "
-                            "a SqliteStore on a file (one machine) or one process",
-                            self, type(self._store).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
-        return self._shared_lock
+    def _choose_lock(self) -> AdvisoryLock | FileLocks | None:
+        scope = "/".join(self._prefix)
+        chosen = (postgres_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s)
+                  or sqlite_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s))
+        in_one_process = (isinstance(self._store, GraphInMemoryStore)
+                          or _sqlite_file(self._store) == "")
+        if chosen is None and not in_one_process:
+            logger.warning(
+                "%s: ctxmgr cannot lock a %s across processes. %s To rule that out, give "
+                "workers that share one session a PostgresStore, a SqliteStore on a file "
+                "(one machine) or one process",
+                self, type(self._store).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
+        return chosen
 
     # --- async twins ------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
 from ctxmgr.store import AdvisoryLock
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
+from ctxmgr.store.shared_lock import SharedLockChoice
 
 try:
     from llama_index.core.storage.kvstore.types import BaseKVStore, MutableMappingKVStore
@@ -100,8 +101,7 @@ class LlamaIndexKVStore(Store):
         self._lock = threading.Lock()
         self._always_lock = isinstance(kvstore, MutableMappingKVStore)
         self._ready = False  # True once a call went through: the store has set itself up
-        self._shared_lock: AdvisoryLock | None = None
-        self._lock_chosen = False
+        self._shared_lock = SharedLockChoice(self._choose_lock)
 
     @property
     def kvstore(self) -> BaseKVStore:
@@ -152,23 +152,17 @@ class LlamaIndexKVStore(Store):
         Raises:
             StoreError: the lock could not be taken.
         """
-        shared = self._cross_process_lock()
+        shared = self._shared_lock.get()
         return super().lock(namespace) if shared is None else shared.hold(namespace)
 
-    def _cross_process_lock(self) -> AdvisoryLock | None:
-        if not self._lock_chosen:
-            with self._lock:
-                if not self._lock_chosen:
-                    self._shared_lock = postgres_kv_lock(self._kv, scope=self._prefix,
-                                                         timeout_s=self._lock_timeout_s)
-                    self._lock_chosen = True
-                    if self._shared_lock is None and not self._always_lock:
-                        logger.warning(
-                            "%s: ctxmgr cannot lock a %s across processes. %s To rule "
-                            "that out, give workers that share one session a PostgresKVStore "
-                            "(or one process)",
-                            self, type(self._kv).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
-        return self._shared_lock
+    def _choose_lock(self) -> AdvisoryLock | None:
+        chosen = postgres_kv_lock(self._kv, scope=self._prefix, timeout_s=self._lock_timeout_s)
+        if chosen is None and not self._always_lock:
+            logger.warning(
+                "%s: ctxmgr cannot lock a %s across processes. %s To rule that out, give "
+                "workers that share one session a PostgresKVStore (or one process)",
+                self, type(self._kv).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
+        return chosen
 
     # --- async twins ------------------------------------------------------------------
 
