@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
-from ctxmgr.errors import OffloadNotFoundError, StoreError
+from ctxmgr.errors import InvalidMessageError, OffloadNotFoundError, StoreError
 from ctxmgr.messages import Message, message_from_dict, message_problem, message_to_dict
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
@@ -152,8 +152,10 @@ def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:
         raise ValueError("it holds no list of messages")
     if blob.get("id") != offload_id:
         raise ValueError(f"it holds id {str(blob.get('id'))[:40]!r}")
+    out = []
     for i, d in enumerate(blob["messages"]):
-        problem = message_problem(d)
-        if problem is not None:
-            raise ValueError(f"message {i}: {problem}")
-    return [message_from_dict(d) for d in blob["messages"]]
+        try:
+            out.append(message_from_dict(d))  # checks ``d`` once (message_problem)
+        except InvalidMessageError as exc:
+            raise ValueError(f"message {i}: {message_problem(d)}") from exc
+    return out
