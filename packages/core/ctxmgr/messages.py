@@ -57,13 +57,21 @@ def freeze(value: Any, _depth: int = 0) -> Any:
     Raises:
         InvalidMessageError: the data nests deeper than :data:`MAX_NESTING` levels.
     """
+    kind = type(value)
+    if kind in _SCALARS:  # most values: answered without the (slow) ABC checks below
+        return value
     if isinstance(value, Mapping | list | tuple) and _depth >= MAX_NESTING:
         raise InvalidMessageError(f"message data is nested too deeply (over {MAX_NESTING} levels)")
     if isinstance(value, Mapping):
+        if not value:
+            return _EMPTY
         return MappingProxyType({k: freeze(v, _depth + 1) for k, v in value.items()})
     if isinstance(value, list | tuple):
         return tuple(freeze(v, _depth + 1) for v in value)
     return value
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def thaw(value: Any) -> Any:
