@@ -15,11 +15,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from profiles import repeats
 
 from ctxmgr.errors import StoreError
 from ctxmgr.memo import MemoStore
 from ctxmgr.memo.index import UNINDEXED
 from ctxmgr.store import Namespace, Store
+
+UNLOCKED_WRITES = repeats(80, long=200)
+"""Memos each process writes in a race with no lock across the processes: one shared
+index lost about half of them, so 80 show it; the long profile writes 200, as the
+races under a lock do."""
 
 _WRITER = """
 import json, os, sys, time

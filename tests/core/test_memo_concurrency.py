@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from memo_race import (
+    UNLOCKED_WRITES,
     assert_every_memo_kept,
     assert_only_accepted_memos_stay,
     lost,
@@ -71,10 +72,10 @@ def test_two_processes_lose_no_memo_nor_summary_without_a_lock_across_processes(
 ) -> None:
     home = tmp_path / "home"
 
-    accepted = _race_processes(home, cap=1000, locked=False)
+    accepted = _race_processes(home, cap=1000, locked=False, writes=UNLOCKED_WRITES)
 
     memos = MemoStore(FileStore(home), session="shared", project="p", max_memos=1000)
-    assert_every_memo_kept(memos, accepted, writes=WRITES)
+    assert_every_memo_kept(memos, accepted, writes=UNLOCKED_WRITES)
 
 
 @pytest.mark.parametrize("run", range(repeats(1, long=20)))

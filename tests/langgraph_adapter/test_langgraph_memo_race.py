@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from langgraph.store.postgres import PostgresStore
 from memo_race import (
+    UNLOCKED_WRITES,
     assert_a_holder_elsewhere_blocks_until_it_goes,
     assert_every_memo_kept,
     assert_only_accepted_memos_stay,
@@ -59,11 +60,11 @@ def test_the_memo_cap_holds_when_two_processes_race_past_it_on_postgres(
 def test_two_processes_lose_no_memo_on_a_postgres_store_without_a_lock_across_processes(
         postgres_uri: str, tmp_path: Path, run: int) -> None:
     accepted = race(unlocked(_STORE.format(uri=postgres_uri)), tmp_path, cap=1000,
-                    writes=WRITES)
+                    writes=UNLOCKED_WRITES)
 
     with PostgresStore.from_conn_string(postgres_uri) as base:
         assert_every_memo_kept(shared_memos(LangGraphStore(base), cap=1000), accepted,
-                               writes=WRITES)
+                               writes=UNLOCKED_WRITES)
 
 
 def test_the_memo_cap_is_never_passed_on_postgres_without_a_lock_across_processes(

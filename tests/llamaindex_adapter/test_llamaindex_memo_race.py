@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 from memo_race import (
+    UNLOCKED_WRITES,
     assert_a_holder_elsewhere_blocks_until_it_goes,
     assert_every_memo_kept,
     assert_only_accepted_memos_stay,
@@ -64,10 +65,10 @@ def test_the_memo_cap_holds_when_two_processes_race_past_it_on_a_postgres_kv_sto
 def test_two_processes_lose_no_memo_on_a_postgres_kv_store_without_a_lock_across_processes(
         postgres_kvstore: Any, postgres_kv_database: str, tmp_path: Path, run: int) -> None:
     accepted = race(unlocked(_store_code(postgres_kv_database)), tmp_path, cap=1000,
-                    writes=WRITES)
+                    writes=UNLOCKED_WRITES)
 
     assert_every_memo_kept(shared_memos(LlamaIndexKVStore(postgres_kvstore), cap=1000),
-                           accepted, writes=WRITES)
+                           accepted, writes=UNLOCKED_WRITES)
 
 
 def test_the_memo_cap_is_never_passed_on_a_postgres_kv_store_without_a_lock_across_processes(
