@@ -617,3 +617,28 @@ def test_a_large_real_tool_result_survives_a_memo_round_trip(
     memos = MemoStore(InMemoryStore(), session="s")
     _write(memos, "big", result.text, "a large tool result")
     assert memos.read("big") == result.text
+
+
+def test_contents_gives_every_memo_with_its_content_reading_each_once(tmp_path: Path) -> None:
+    """What context_search reads on every call: on a remote store each read is a round
+    trip, so the session is listed once and each memo file read once."""
+
+    class CountingStore(FileStore):
+        gets = 0
+
+        def get(self, namespace: Namespace, key: str) -> bytes | None:
+            CountingStore.gets += 1
+            return super().get(namespace, key)
+
+    memos = MemoStore(CountingStore(tmp_path), session="s", project="p")
+    for key in ("alpha", "beta", "gamma"):
+        memos.write(key, f"the content of {key}\n", f"what {key} holds")
+    CountingStore.gets = 0
+
+    got = memos.contents()
+
+    reads = CountingStore.gets
+    assert [(info.key, text) for info, text in got] == [
+        (info.key, memos.read(info.key)) for info in memos.list_memos()]
+    assert [info.key for info, _ in got] == ["gamma", "beta", "alpha"]  # newest first
+    assert reads <= 2 * 3 + 1  # an entry and a file per memo, and the legacy index

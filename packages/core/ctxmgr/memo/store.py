@@ -148,11 +148,28 @@ class MemoStore:
     def _index(self, only: str | None = None) -> Index:
         return load_index(self.store, self.namespace, only=only)
 
+    def contents(self) -> list[tuple[MemoInfo, str]]:
+        """Every memo with its content, most recently updated first: :meth:`list_memos`
+        and :meth:`read` of each, with the session listed once (one read per memo, not
+        three: on a remote store each is a round trip)."""
+        out = []
+        for info in self.list_memos():
+            found = self._content(info)
+            if found is not None:
+                out.append((info, found[0]))
+        return out
+
     def _read(self, key: str) -> tuple[MemoInfo, str, str | None] | None:
         """The entry, the content and what looks damaged about the file (or ``None``)."""
         info = self.info(key)
         if info is None:
             return None
+        found = self._content(info)
+        return None if found is None else (info, *found)
+
+    def _content(self, info: MemoInfo) -> tuple[str, str | None] | None:
+        """The content of ``info``'s memo and what looks damaged about its file (``None``:
+        no file)."""
         blob = self.store.get(self.namespace, memo_file(info.key))
         if blob is None:
             return None
@@ -168,7 +185,7 @@ class MemoStore:
                        f"{info.size}; it may have been truncated or edited outside ctxmgr")
         if warning is not None:
             logger.warning("memo %r in %s: %s", info.key, self.namespace, warning)
-        return info, content, warning
+        return content, warning
 
     def write(self, key: str, content: str, summary: str) -> tuple[MemoInfo, bool]:
         """Save ``content`` under ``key``; returns the entry and whether it overwrote one.

@@ -98,8 +98,7 @@ def memo_passages(memos: MemoStore | None) -> list[Passage]:
         return []
     out = []
     try:
-        for info in memos.list_memos():
-            content = memos.read(info.key)
+        for info, content in memos.contents():
             if content:
                 out.append(Passage(text=content, source=f"memo:{info.key}",
                                    label=f"memo: {info.summary}"))
