@@ -140,12 +140,6 @@ class InstructionLost(AssertionError):
 # ---------------------------------------------------------------- what ctxmgr loses today
 
 _LOST: dict[tuple[str, int], str] = {
-    ("tools", 1): (
-        "i08 (preference) 'Try not to skip saving the exports to /var/lib/walrus/"
-        "thimble-exports-78' leaves the note when i15 (goal) 'the export lands in "
-        "/srv/gannet-64/minnow/ every night' is said: two items that set where the exports "
-        "go, one path each, sharing 'the export' and no other statement; "
-        "standing.supersedes takes the second for a new value of the first"),
 }
 """What today's compressor loses on the sessions these tests drive, by (kind, seed).
 Remove an entry once the compressor keeps what it names."""

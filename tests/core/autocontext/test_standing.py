@@ -230,6 +230,8 @@ def test_a_courtesy_never_outranks_a_sentence_with_a_value(courtesy: str) -> Non
 def test_a_new_value_for_the_same_thing_replaces_the_old_one() -> None:
     assert supersedes("The planned downtime is now 125 minutes.",
                       "Keep the planned downtime under 222 minutes.")
+    assert supersedes("The planned downtime can now reach 300 minutes.",  # a rule lifted
+                      "Never let the planned downtime pass 222 minutes.")
     assert supersedes("The refund cap is $650 now.", "The refund cap is $450.")
     assert supersedes("The deadline moved to 2024-06-01.", "The deadline is 2024-05-17.")
 
@@ -282,6 +284,9 @@ def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> No
      "Heads up, the order we're talking about is now ORD-27187."),
     ("The contact email changed this morning to tavish.obradovic25@copperleaf-co.com.",
      "The order changed this morning to ORD-3003."),
+    # a pair with a grammar word does not join a rule and a plain statement
+    ("We're done when the export lands in /srv/gannet-64/minnow/ every night.",
+     "Try not to skip saving the exports to /var/lib/walrus/thimble-exports-78."),
     # a contraction is its first word, a grammar word ("that's the", "I'll be")
     ("It's db-minnow-primary-5, that's the primary database host.",
      "ORD-33866, that's the order in question."),

@@ -31,7 +31,8 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   earlier one that says nothing it does not (its values are of kinds the later one
   has) when it says every value again (a restatement), or when both share a word pair
   that names the thing ("planned downtime") and few other statements use, unless
-  their ids are of two kinds (an order number, a VAT number).
+  their ids are of two kinds (an order number, a VAT number), or the pair holds a
+  grammar word ("the export") and only one of the two sentences negates.
 """
 
 from __future__ import annotations
@@ -329,7 +330,9 @@ def supersedes(later: str, earlier: str, *,
     ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
     and that few other statements of the conversation use (``df``: in how many it
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
-    subject, and a pair with a grammar word, "the export", in more than one fewer), and
+    subject, and a pair with a grammar word, "the export", in more than one fewer, and
+    only between two sentences that both negate or neither: "try not to skip saving the
+    exports to X" and "the export lands in Y" are two things), and
     their ids must be of one kind when both have ids (``ORD-56113`` does not replace
     ``GB869939294``). A later sentence that says every value of ``earlier`` again is a
     restatement, and replaces it too, whatever its words: one of them is enough.
@@ -344,8 +347,19 @@ def supersedes(later: str, earlier: str, *,
     if ids and old_ids and not ids & old_ids:
         return False  # an order number and a VAT number: two things, whatever the words
     shared = _phrases(later) & _phrases(earlier)
+    same_polarity = _negated(later) == _negated(earlier)
     return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
-               for pair in shared)
+               and (same_polarity or _naming(pair)) for pair in shared)
+
+
+_NEGATION = frozenset(("never", "not", "no", "nor", "cannot", "dont"))
+"""Negation (and a word ending in "n't"): a closed class of grammar words."""
+
+
+def _negated(sentence: str) -> bool:
+    """A negation: "not", "never", "no", a "n't"."""
+    return any(w.lower() in _NEGATION or w.lower().endswith(("n't", "n’t"))
+               for w in _words(sentence))
 
 
 _ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
