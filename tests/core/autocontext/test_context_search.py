@@ -177,3 +177,28 @@ def test_the_tool_schema_is_what_the_issue_asks() -> None:
     assert params["required"] == ["query"]
     assert set(params["properties"]) == {"query", "regex", "max_results", "page"}
     assert CONTEXT_SEARCH_TOOL.to_anthropic()["name"] == "context_search"
+
+
+def test_a_result_is_named_by_the_call_before_it_even_when_ranges_split_them() -> None:
+    """A walk names a tool result by the latest call with its id said before it, in the
+    conversation's order, across nested ranges (providers reuse call ids)."""
+    from ctxmgr.autocontext.hidden import HiddenOriginals
+    from ctxmgr.autocontext.offload import OffloadStore
+    from ctxmgr.messages import Message, text_message
+
+    def stand_in(offload_id: str, id: str) -> Message:
+        marker = {"compressed": True, "offload_id": offload_id, "range": True, "strategy": 4}
+        return text_message("assistant", f"summary <!-- CONTEXT_OFFLOAD: uuid={offload_id} -->",
+                            id=id, metadata={"ctxmgr": marker})
+
+    offload = OffloadStore(InMemoryStore(), project="p", session="s")
+    inner = offload.save([call("c1", "a1", name="read_file")])
+    outer = offload.save([stand_in(inner, "s1"), result("c1", "x = 1", "t1"),
+                          call("c1", "a2", name="grep"), result("c1", "src/a.py:3: x", "t2"),
+                          user("thanks", id="u1")])
+    view = [system(), stand_in(outer, "s2")]
+
+    labels = [p.label for p in HiddenOriginals(offload).passages(view)]
+
+    assert labels == ["assistant, read_file call", "read_file result", "assistant, grep call",
+                      "grep result", "user"]

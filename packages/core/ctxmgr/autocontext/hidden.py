@@ -65,11 +65,22 @@ class _Item:
 
 
 @dataclass(frozen=True, slots=True)
+class _Run:
+    """Consecutive items of a range that neither open a nested range nor need a name
+    from elsewhere: a walk takes their passages at once, and their calls' names."""
+
+    passages: tuple[Passage, ...]
+    uses: dict[str, str]
+    """The (id: tool name) of their calls, in order (a later id overrides)."""
+
+
+@dataclass(frozen=True, slots=True)
 class _Range:
     """One offloaded range, read once: its messages, rendered, and nested ranges."""
 
     messages: tuple[Message, ...]
-    items: tuple[_Item, ...]
+    parts: tuple[_Run | _Item, ...]
+    """Its items, runs of plain ones together (see :func:`_parts`)."""
 
 
 class HiddenOriginals:
@@ -135,11 +146,12 @@ class HiddenOriginals:
         return list(out)
 
     def _walk(self, root: str, seen: set[str], names: dict[str, str], unread: list[str]
-              ) -> Iterator[Passage]:
+              ) -> list[Passage]:
         """The originals of ``root``, nested ranges opened in place (an explicit stack:
         a summary of a summary may nest deeply); ranges that cannot be read go to
         ``unread``."""
-        stack: list[Iterator[_Item]] = []
+        out: list[Passage] = []
+        stack: list[Iterator[_Run | _Item]] = []
 
         def open_range(oid: str) -> None:
             if oid in seen:
@@ -149,23 +161,27 @@ class HiddenOriginals:
             if got is None:
                 unread.append(oid)
             else:
-                stack.append(iter(got.items))
+                stack.append(iter(got.parts))
 
         open_range(root)
         while stack:
-            item = next(stack[-1], None)
-            if item is None:
+            part = next(stack[-1], None)
+            if part is None:
                 stack.pop()
-                continue
-            if item.uses:
-                names.update(item.uses)
-            if item.inner is not None:
-                open_range(item.inner)
-            elif item.passage is not None:
-                if item.call is not None and item.call in names:
-                    yield replace(item.passage, label=f"{names[item.call]} result")
-                else:
-                    yield item.passage
+            elif isinstance(part, _Run):
+                names.update(part.uses)
+                out.extend(part.passages)
+            else:
+                if part.uses:
+                    names.update(part.uses)
+                if part.inner is not None:
+                    open_range(part.inner)
+                elif part.passage is not None:
+                    if part.call is not None and part.call in names:
+                        out.append(replace(part.passage, label=f"{names[part.call]} result"))
+                    else:
+                        out.append(part.passage)
+        return out
 
     def _range(self, offload_id: str) -> _Range | None:
         if offload_id in self._ranges:
@@ -197,10 +213,32 @@ class HiddenOriginals:
             items.append(_Item(inner=inner, uses=uses, passage=passage, call=call))
             if text:
                 offset += len(text) + len(_SEPARATOR)
-        self._ranges[offload_id] = _Range(messages=messages, items=tuple(items))
+        self._ranges[offload_id] = _Range(messages=messages, parts=_parts(items))
         while len(self._ranges) > self.max_ranges:
             self._ranges.popitem(last=False)
         return self._ranges[offload_id]
+
+
+def _parts(items: Sequence[_Item]) -> tuple[_Run | _Item, ...]:
+    """``items`` with each run of plain ones (no nested range, no name needed from
+    elsewhere) made one :class:`_Run`: a walk reads no name while it takes them, so their
+    calls' names may all be taken at once, and a walk is a step per run, not per message."""
+    out: list[_Run | _Item] = []
+    passages: list[Passage] = []
+    uses: dict[str, str] = {}
+    for item in items:
+        if item.inner is None and item.call is None:
+            uses.update(item.uses)
+            if item.passage is not None:
+                passages.append(item.passage)
+            continue
+        if passages or uses:
+            out.append(_Run(tuple(passages), uses))
+            passages, uses = [], {}
+        out.append(item)
+    if passages or uses:
+        out.append(_Run(tuple(passages), uses))
+    return tuple(out)
 
 
 def _stand_in_ids(m: Message) -> Iterable[str]:
