@@ -36,9 +36,11 @@ on a core of its own):
 * ``walk redone``: the view's stand-ins changed, as after a compression, so the walk
   over the cached ranges is done again (the view less one stand-in, alternating;
   this column and the next call ``search.handle_search_call`` on the memory's
-  ``HiddenOriginals`` directly, with the memory's room);
-* ``new page cuts``: another room (the prompt grew since), so the reload pages of the
-  ranges the answer names are cut again (``reload_pages`` tokenizes each such range);
+  ``HiddenOriginals`` directly, with the memory's room and page size, the reload floor);
+* ``new page cuts``: pages of another size (each call one room smaller, with no page
+  size given), so the reload pages of the ranges the answer names are cut afresh
+  (``reload_pages`` tokenizes each such range): what a range named for the first time
+  costs;
 * ``cold = no cache``: the first search of a memory rebuilt with
   ``AutoContextMemory.from_json`` on the same store (a restarted process): every range
   read, decoded and rendered, page boundaries cut. A search without the cache,
@@ -70,7 +72,7 @@ from typing import Any
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory, ExtractiveSummarizer
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.reload import reload_room
+from ctxmgr.autocontext.reload import reload_floor, reload_room
 from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 from ctxmgr.replay.instructions.filler import SYSTEM_PROMPTS, TASKS, tool_step
@@ -213,9 +215,12 @@ def measure(state: dict[str, Any], store: Store, counter: TokenCounter, window: 
         samples["cold"].append(clock(lambda m=memory: m.handle_search_call(query)))
         first = memory.handle_search_call(query).splitlines()[0]
         samples["warm"].append(clock(lambda m=memory: m.handle_search_call(query)))
+        floor = reload_floor(memory.config)  # the page size a session names pages in
         for v in (other, view):  # each call walks again: its roots differ from the last
-            samples["walk"].append(clock(lambda m=memory, v=v, r=room: handle_search_call(
-                m.hidden, query, view=v, counter=counter, room=r)))
+            samples["walk"].append(clock(lambda m=memory, v=v, r=room, f=floor:
+                                         handle_search_call(m.hidden, query, view=v,
+                                                            counter=counter, room=r,
+                                                            page_size=f)))
         samples["pages"].append(clock(lambda m=memory, r=room - 1 - i: handle_search_call(
             m.hidden, query, view=m.messages, counter=counter, room=r)))
     out: dict[str, Any] = {"first": first}
