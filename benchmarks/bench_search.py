@@ -303,9 +303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print("warm: the same search again. walk redone: the view's stand-ins changed (as after "
           "a compression),")
-    print("ranges and page cuts cached. new page cuts: another room (the prompt grew), so "
-          "the reload pages")
-    print("of the ranges the answer names are cut again. cold: a memory rebuilt from "
+    print("ranges and page cuts cached. new page cuts: pages of another size, so the reload "
+          "pages")
+    print("of the ranges the answer names are cut afresh (a range named the first time). "
+          "cold: a memory rebuilt from "
           "to_json() on the store,")
     print("nothing cached (what every search would cost without HiddenOriginals' cache).")
     print(f"The filled cache holds {held / 1e6:.1f} MB of Python objects "
