@@ -46,6 +46,14 @@ class StoreConformance:
     def test_get_of_missing_key_returns_none(self, store: Store) -> None:
         assert store.get(NS, "missing") is None
 
+    def test_get_many_gives_what_get_gives_for_each_key(self, store: Store) -> None:
+        store.put(NS, "a", b"first")
+        store.put(NS, "b", b"")
+        keys = ["b", "missing", "a"]
+        assert store.get_many(NS, keys) == {k: store.get(NS, k) for k in keys}
+        assert store.get_many(NS, keys) == {"b": b"", "missing": None, "a": b"first"}
+        assert store.get_many(NS, []) == {}
+
     def test_put_overwrites_existing_blob(self, store: Store) -> None:
         store.put(NS, "k", b"old content that is longer")
         store.put(NS, "k", b"new")

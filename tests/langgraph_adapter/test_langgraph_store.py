@@ -415,3 +415,27 @@ def test_a_store_it_cannot_lock_across_processes_warns_once_what_memo_writers_ke
     assert "lose no memo and no summary" in warning and "may both be refused" in warning
     assert [(e.key, e.summary) for e in memos.list_memos()] == [("b", "summary b"),
                                                                 ("a", "summary a")]
+
+
+def test_the_memo_index_is_read_in_one_batch_on_a_langgraph_store() -> None:
+    """On a remote store each read is a round trip: listing 20 memos reads their 20
+    entries in one ``batch`` call, not twenty."""
+    from langgraph.store.memory import InMemoryStore as GraphStore
+
+    class Counting(GraphStore):
+        gets: list[int] = []
+
+        def batch(self, ops: Any) -> Any:
+            ops = list(ops)
+            Counting.gets.append(sum(type(op).__name__ == "GetOp" for op in ops))
+            return super().batch(ops)
+
+    memos = MemoStore(LangGraphStore(Counting()), session="s", project="p")
+    for k in range(20):
+        memos.write(f"m{k}", f"content {k}", f"summary {k}")
+    Counting.gets.clear()
+
+    listed = memos.list_memos()
+
+    assert [m.summary for m in listed] == [f"summary {k}" for k in reversed(range(20))]
+    assert 20 in Counting.gets and sum(Counting.gets) == 20  # one batch of the 20 entries

@@ -59,7 +59,7 @@ from ctxmgr.store.shared_lock import SharedLockChoice
 try:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.config import get_config
-    from langgraph.store.base import BaseStore, Item
+    from langgraph.store.base import BaseStore, GetOp, Item
     from langgraph.store.base.batch import AsyncBatchedBaseStore
     from langgraph.store.memory import InMemoryStore as GraphInMemoryStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -183,6 +183,19 @@ class LangGraphStore(Store):
         item = self._sync("read", namespace, key,
                           lambda s: s.get(path, key))
         return self._decode(item, namespace, key)
+
+    def get_many(self, namespace: Namespace, keys: Sequence[str]) -> dict[str, bytes | None]:
+        """:meth:`get` of each of ``keys``, in one ``batch`` call (one round trip)."""
+        for key in keys:
+            self.check_key(key)
+        if not keys:
+            return {}
+        path = self.path(namespace)
+        refresh = (getattr(self._store, "ttl_config", None) or {}).get("refresh_on_read", True)
+        items = self._sync("read", namespace, None, lambda s: s.batch(
+            [GetOp(path, key, refresh) for key in keys]))
+        return {key: self._decode(item, namespace, key)  # type: ignore[arg-type]
+                for key, item in zip(keys, items, strict=True)}
 
     def put(self, namespace: Namespace, key: str, data: bytes) -> None:
         self.check_key(key)

@@ -83,8 +83,14 @@ def load_index(store: Store, namespace: Namespace, *, only: str | None = None) -
         [files[f] for f in (only.lower(),) if f in files]
     with_entry = {memo_key_of(k, ENTRY_SUFFIX) for k in keys}
     failed: list[tuple[str, OSError]] = []
+    try:  # one round trip on a store that batches; one by one (to know which) on a failure
+        read = store.get_many(namespace, [entry_key(k) for k in wanted if k in with_entry])
+    except OSError:
+        read = {}
 
     def get(key: str) -> bytes | None:
+        if key in read:
+            return read[key]
         try:
             return store.get(namespace, key)
         except OSError as exc:

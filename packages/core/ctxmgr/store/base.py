@@ -16,7 +16,7 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +73,16 @@ class Store(ABC):
     @abstractmethod
     def keys(self, namespace: Namespace) -> list[str]:
         """Every key in the namespace, sorted."""
+
+    def get_many(self, namespace: Namespace, keys: Sequence[str]) -> dict[str, bytes | None]:
+        """The blob of each of ``keys`` (``None``: none), as :meth:`get` gives it. A
+        remote store reads them in one round trip where it can (the memo index reads
+        one entry per memo); the default reads them one by one.
+
+        Raises:
+            OSError: any of them cannot be read (read them one by one to know which).
+        """
+        return {key: self.get(namespace, key) for key in keys}
 
     def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
         """Hold off other writers of ``namespace`` while a read-modify-write runs.
