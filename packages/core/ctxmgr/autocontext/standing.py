@@ -81,10 +81,11 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
 """A capitalised word after a word (no stop between) and before a lowercase one."""
 
+_NEGATION = frozenset(("never", "not", "no", "nor", "cannot", "dont"))
+"""Negation (and every word ending in "n't"): a closed class of grammar words."""
 # Grammar words (closed classes), not phrasings: what makes a sentence bind (negation,
 # modal verbs, "at most", the prepositions that set a limit).
-_BINDING = frozenset("""
-never not no nor don't dont doesn't won't can't cannot shouldn't mustn't isn't aren't
+_BINDING = _NEGATION | frozenset("""
 must should shall always only need needs required require requires most least
 under below above over within beyond
 """.split())  # noqa: SIM905 - a word list reads better as text
@@ -350,10 +351,6 @@ def supersedes(later: str, earlier: str, *,
     same_polarity = _negated(later) == _negated(earlier)
     return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
                and (same_polarity or _naming(pair)) for pair in shared)
-
-
-_NEGATION = frozenset(("never", "not", "no", "nor", "cannot", "dont"))
-"""Negation (and a word ending in "n't"): a closed class of grammar words."""
 
 
 def _negated(sentence: str) -> bool:
