@@ -6,7 +6,10 @@ import random
 import re
 
 import pytest
+import regex
 from builders import C, call, result, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxmgr import (
     CONTEXT_SEARCH_TOOL,
@@ -15,8 +18,9 @@ from ctxmgr import (
     InMemoryStore,
     default_counter,
 )
+from ctxmgr.autocontext.hidden import Passage
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr.autocontext.search import MAX_COUNTED, SEARCH_MAX_TOKENS
+from ctxmgr.autocontext.search import MAX_COUNTED, SEARCH_MAX_TOKENS, _scan
 from ctxmgr.replay.visible import visible_text
 
 _HIT = re.compile(r"^\[uuid=([0-9a-f]{32}) page (\d+) of (\d+); ", re.M)
@@ -202,3 +206,42 @@ def test_a_result_is_named_by_the_call_before_it_even_when_ranges_split_them() -
 
     assert labels == ["assistant, read_file call", "read_file result", "assistant, grep call",
                       "grep result", "user"]
+
+
+def _each_alone(passages: list[Passage], pattern: str) -> list[tuple[str, int, int]]:
+    """What a search finds taking one passage at a time: (passage, line start, match
+    start) of the first match on each line not shown already, newest passage first."""
+    compiled = regex.compile(pattern)
+    out = []
+    seen = set()
+    for p in reversed(passages):
+        pos = 0
+        while pos <= len(p.text):
+            m = compiled.search(p.text, pos)
+            if m is None:
+                break
+            start = p.text.rfind("\n", 0, m.start()) + 1
+            end = p.text.find("\n", m.start())
+            end = len(p.text) if end < 0 else end
+            if p.text[start:end].strip() not in seen:
+                seen.add(p.text[start:end].strip())
+                out.append((p.source, start, m.start()))
+            pos = end + 1
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts=st.lists(st.text(alphabet="ab x\n", max_size=12), min_size=1, max_size=150),
+       pattern=st.sampled_from([
+           "ab", "a b", "b\\s+a", "a[\\s\\S]*?b", "(?s)x.+a", "x*", "\\bab\\b", "(?i)AB",
+           "b\\n", "\\n\\n", "[^a]x", "^a", "b$", "\\Aa", "a\\Z", "(?<=b)a", "a(?!b)",
+           "\\Ba", "(?m)^x", "(?r)ab"]))
+def test_a_regex_finds_what_it_finds_in_each_passage_alone(texts: list[str],
+                                                          pattern: str) -> None:
+    # passages are searched in chunks joined by a newline, for speed: a match across two
+    # passages, an anchor or a lookaround must not find more, fewer or other lines
+    passages = [Passage(text=t, source=f"p{k}") for k, t in enumerate(texts)]
+    hits, total = _scan(passages, regex.compile(pattern), want=10**6)
+    assert [(h.passage.source, h.start, h.match[0]) for h in hits] == _each_alone(
+        passages, pattern)
+    assert total == len(hits)

@@ -25,9 +25,10 @@ Rules the answers keep, for every caller:
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -318,23 +319,107 @@ def _scan(passages: Sequence[Passage], pattern: regex.Pattern[str], want: int
     hits: list[_Hit] = []
     seen: set[str] = set()
     deadline = time.monotonic() + REGEX_SECONDS
-    for p in reversed(passages):
-        body = p.text
-        pos = 0
-        while pos <= len(body):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            m = pattern.search(body, pos, timeout=left)
-            if m is None:
-                break
-            start, end = _line(body, m.start())
-            if _new_line(seen, body, start, end) and len(hits) < want:
-                hits.append(_Hit(p, start, end, (m.start(), max(m.end(), m.start()))))
+    newest_first = passages[::-1]
+    size = _CHUNK if _joinable(pattern.pattern) else 1
+    for k in range(0, len(newest_first), size):
+        for p, start, end, match in _matches(newest_first[k:k + size], pattern, deadline):
+            if _new_line(seen, p.text, start, end) and len(hits) < want:
+                hits.append(_Hit(p, start, end, match))
             if len(seen) >= MAX_COUNTED:
                 return hits, len(seen)
-            pos = end + 1
     return hits, len(seen)
+
+
+_CHUNK = 64
+"""Passages one regular-expression search runs over, joined by a newline. Each search
+with a time limit pays a set-up of a few microseconds, more than scanning a short
+passage takes; chunks of 64 measured fastest (10,000 passages: 56 ms one by one,
+12 ms in chunks of 64, 23 ms all joined, the join's copy dominating)."""
+
+
+def _matches(part: Sequence[Passage], pattern: regex.Pattern[str], deadline: float
+             ) -> Iterator[tuple[Passage, int, int, tuple[int, int]]]:
+    """The first match on each matching line of ``part``'s passages, in order, as (passage,
+    line start, line end, match span), exactly as searching each passage alone finds
+    them: a match that runs on from one passage into the next is searched again in its
+    own passage alone (:func:`_joinable` keeps out patterns a join could change
+    otherwise)."""
+    if len(part) == 1:
+        yield from _passage_matches(part[0], 0, pattern, deadline)
+        return
+    text = "\n".join(p.text for p in part)
+    starts = list(itertools.accumulate((len(p.text) + 1 for p in part), initial=0))
+    pos = 0
+    while pos <= len(text):
+        m = pattern.search(text, pos, timeout=_left(deadline))
+        if m is None:
+            return
+        i = bisect.bisect_right(starts, m.start()) - 1
+        p, base = part[i], starts[i]
+        if m.end() > base + len(p.text):
+            yield from _passage_matches(p, m.start() - base, pattern, deadline)
+            pos = base + len(p.text) + 1
+            continue
+        start, end = _line(p.text, m.start() - base)
+        yield p, start, end, (m.start() - base, max(m.end(), m.start()) - base)
+        pos = base + end + 1
+
+
+def _passage_matches(p: Passage, pos: int, pattern: regex.Pattern[str], deadline: float
+                     ) -> Iterator[tuple[Passage, int, int, tuple[int, int]]]:
+    body = p.text
+    while pos <= len(body):
+        m = pattern.search(body, pos, timeout=_left(deadline))
+        if m is None:
+            return
+        start, end = _line(body, m.start())
+        yield p, start, end, (m.start(), max(m.end(), m.start()))
+        pos = end + 1
+
+
+def _left(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return left
+
+
+_EDGE_ESCAPES = frozenset("AZzBGKmM")
+"""Escapes whose meaning depends on what is around a passage (its start and end, the
+character before it, where a match starts)."""
+
+
+def _joinable(pattern: str) -> bool:
+    """Whether ``pattern`` finds the same matches in passages joined by a newline as in
+    each alone (a match running on into the next passage aside): no anchor (``^``, ``$``,
+    ``\\A``, ``\\Z``…), no lookaround, no reverse search, no verbose pattern (its comments
+    are not read). ``\\b`` is kept: a newline
+    is a boundary as a passage's start and end are. Cautious: a ``^`` or ``$`` in a
+    character class also counts as an anchor (it only costs speed)."""
+    in_class = False
+    k = 0
+    while k < len(pattern):
+        ch = pattern[k]
+        if ch == "\\":
+            if pattern[k + 1:k + 2] in _EDGE_ESCAPES:
+                return False
+            k += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            k += 2 if pattern[k + 1:k + 2] == "^" else 1  # a negated class, not an anchor
+            continue
+        elif ch in "^$":
+            return False
+        elif ch == "(" and pattern[k + 1:k + 2] == "?":
+            flags = regex.match(r"[a-zA-Z0-9-]*", pattern[k + 2:])
+            after = pattern[k + 2:k + 3]
+            if after in ("=", "!", "<") or set(flags.group() if flags else "") & {"r", "x"}:
+                return False
+        k += 1
+    return True
 
 
 def _line(body: str, pos: int) -> tuple[int, int]:
