@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from builders import C, call, result, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxmgr import CONTEXT_RELOAD_TOOL, AutoContextConfig, AutoContextMemory, default_counter
 from ctxmgr.autocontext.paging import MIN_PAGE_TOKENS, paginate
@@ -92,3 +94,17 @@ def test_pages_fit_the_room_with_an_exact_tokenizer_too() -> None:
     for k in (2, n):
         page = memory.handle_reload_call({"uuid": oid, "page": k}, reload_room=room)
         assert exact.count_text(page) <= room, k
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(st.text(alphabet=" ab{}\u00e9\u4e2d0129", max_size=300), min_size=1,
+                      max_size=120),
+       size=st.sampled_from([100, 150, 400, 1200]))
+def test_any_text_is_cut_into_pages_that_fit_and_end_at_a_late_line_break(
+        lines: list[str], size: int) -> None:
+    text = "\n".join(lines)
+    pages = paginate(text, size, C)
+    assert "".join(pages) == text and all(pages[1:])
+    assert all(C.count_text(p) <= size for p in pages)
+    for page in pages[:-1]:  # a page ends at a line break when one is in its second half
+        assert page.endswith("\n") or "\n" not in page[len(page) // 2:]

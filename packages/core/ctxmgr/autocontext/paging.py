@@ -8,6 +8,9 @@ breaks where possible, and the model is told how to ask for the next one.
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Sequence
+
 from ctxmgr.tokens import TokenCounter
 
 __all__ = ["MIN_PAGE_TOKENS", "paginate"]
@@ -29,37 +32,91 @@ def paginate(text: str, page_tokens: int, counter: TokenCounter) -> list[str]:
     pages: list[str] = []
     rest = text
     while rest:
-        cut = _longest_prefix(rest, limit, counter)
-        if cut == len(rest):
-            pages.append(rest)
-            break
-        newline = rest.rfind("\n", 0, cut)
-        if newline >= cut // 2:
-            cut = newline + 1
+        cut = _page_end(rest, limit, counter)
         pages.append(rest[:cut])
         rest = rest[cut:]
     return pages
 
 
-def _longest_prefix(text: str, limit: int, counter: TokenCounter) -> int:
-    """Characters of the longest prefix of ``text`` within ``limit`` tokens (at least 1).
+def _page_end(text: str, limit: int, counter: TokenCounter) -> int:
+    """Where the page at the start of ``text`` ends: after the last line break whose
+    prefix fits ``limit`` tokens, when that is in the second half of the longest prefix
+    that fits; else at that longest prefix (at least 1 character).
 
-    The search first doubles a probe from ``limit`` characters until it passes the limit,
-    so a page costs tokenizing a few pages' worth of text, not the whole rest: paging a
-    long range stays linear in its length.
+    Each step tokenizes a prefix, so steps are what a page costs. A probe of ``limit``
+    characters gives the text's characters per token, and the next probe goes a little
+    past where that puts the limit (a page costs tokenizing about a page of text, not
+    the whole rest); then the line ends between the last two probes are searched
+    (:func:`_last_fit`), and characters only when no line end will do.
     """
-    lo, probe = 1, max(1, limit)
-    while probe < len(text) and counter.count_text(text[:probe]) <= limit:
-        lo, probe = probe, probe * 2
-    if probe >= len(text):
-        if counter.count_text(text) <= limit:
+    lo, lo_tokens, hi = 0, 0, max(1, limit)
+    while hi < len(text):
+        hi_tokens = counter.count_text(text[:hi])
+        if hi_tokens > limit:
+            break
+        # on to where the limit falls if tokens keep growing so, a little past it
+        lo, lo_tokens = hi, hi_tokens
+        hi = min(hi * 4, max(hi + 1, int(hi * limit / max(1, hi_tokens) * _PAST)))
+    else:
+        hi, hi_tokens = len(text), counter.count_text(text)
+        if hi_tokens <= limit:
             return len(text)
-        probe = len(text)
-    hi = probe - 1  # text[:probe] is over the limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if counter.count_text(text[:mid]) <= limit:
-            lo = mid
+    ends = [lo, *(k + 1 for k in _breaks(text, lo, hi - 1)), hi]
+    fit, over = _last_fit(text, ends, (lo_tokens, hi_tokens), limit, counter)
+    if fit[0] > lo and fit[0] - 1 >= over[0] // 2:
+        return fit[0]  # a line end in the second half of any longer prefix that fits
+    longest = _last_fit(text, range(fit[0], over[0] + 1), (fit[1], over[1]), limit,
+                        counter)[0][0]
+    newline = text.rfind("\n", 0, longest)
+    return newline + 1 if newline >= longest // 2 else max(1, longest)
+
+
+_PAST = 1.1
+"""How far past its estimate the probe for a page's end goes: a little, so that it
+most often passes the limit at once, and the text tokenized stays near a page."""
+
+
+def _breaks(text: str, lo: int, hi: int) -> list[int]:
+    """Positions of the line breaks in ``text[lo:hi]``."""
+    out = []
+    k = text.find("\n", lo, hi)
+    while k >= 0:
+        out.append(k)
+        k = text.find("\n", k + 1, hi)
+    return out
+
+
+def _last_fit(text: str, at: Sequence[int], tokens: tuple[int, int], limit: int,
+              counter: TokenCounter) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Of the prefixes ending at ``at`` (increasing; the first fits ``limit`` tokens and
+    the last does not, ``tokens`` theirs), the last that fits and the first over it after
+    that, as (end, tokens) each.
+
+    Tokens grow nearly in step with characters, so the limit is first looked for where
+    that puts it, and the neighbouring end on the other side settles it most often: about
+    3 tokenizations, where a search by halves takes 10-15. An estimate that leaves more
+    than half is followed by one halving, so the worst case stays logarithmic.
+    """
+    a, b = 0, len(at) - 1
+    counts = {a: tokens[0], b: tokens[1]}
+
+    def fits(m: int) -> bool:
+        counts[m] = counter.count_text(text[:at[m]])
+        return counts[m] <= limit
+
+    estimate = True
+    while b - a > 1:
+        width = b - a
+        if estimate:
+            share = (limit - counts[a]) / max(1, counts[b] - counts[a])
+            m = bisect.bisect_right(at, at[a] + share * (at[b] - at[a]), a + 1, b) - 1
+            m = min(max(m, a + 1), b - 1)
         else:
-            hi = mid - 1
-    return lo
+            m = (a + b) // 2
+        below = fits(m)
+        a, b = (m, b) if below else (a, m)
+        if estimate and b - a > 1:
+            n = a + 1 if below else b - 1
+            a, b = (n, b) if fits(n) else (a, n)
+        estimate = (b - a) * 2 <= width
+    return (at[a], counts[a]), (at[b], counts[b])
