@@ -60,6 +60,10 @@ def freeze(value: Any, _depth: int = 0) -> Any:
     kind = type(value)
     if kind in _SCALARS:  # most values: answered without the (slow) ABC checks below
         return value
+    if kind is dict and _depth < MAX_NESTING:  # JSON's own mapping: no ABC check either
+        if not value:
+            return _EMPTY
+        return MappingProxyType({k: freeze(v, _depth + 1) for k, v in value.items()})
     if isinstance(value, Mapping | list | tuple) and _depth >= MAX_NESTING:
         raise InvalidMessageError(f"message data is nested too deeply (over {MAX_NESTING} levels)")
     if isinstance(value, Mapping):
@@ -300,25 +304,29 @@ def message_from_dict(d: Mapping[str, Any]) -> Message:
                    id=d["id"], metadata=d.get("metadata", {}), extra=d.get("extra", {}))
 
 
+_MAPPING = (dict, Mapping)
+"""What a mapping check takes: ``dict`` first, as JSON gives, answered without
+the (slow) ABC check."""
+
 _BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "text": {"text": str},
-    "tool_use": {"id": str, "name": str, "input": Mapping},
+    "tool_use": {"id": str, "name": str, "input": _MAPPING},
     "tool_result": {"tool_use_id": str, "content": (str, list, tuple)},
-    "opaque": {"data": Mapping},
+    "opaque": {"data": _MAPPING},
 }
 
 
 def message_problem(d: object) -> str | None:
     """What keeps ``d`` from being a message :func:`message_to_dict` wrote, or ``None``
     (a dict read back from a checkpoint or a store may have been edited)."""
-    if not isinstance(d, Mapping):
+    if not isinstance(d, _MAPPING):
         return f"is {type(d).__name__}, not an object"
     if not isinstance(d.get("id"), str):
         return "has no string id"
     if d.get("role") not in ROLES:
         return f"has role {str(d.get('role'))[:40]!r}"
-    if not isinstance(d.get("metadata", {}), Mapping) or not isinstance(d.get("extra", {}),
-                                                                        Mapping):
+    if not isinstance(d.get("metadata", {}), _MAPPING) or not isinstance(d.get("extra", {}),
+                                                                         _MAPPING):
         return "has metadata or extra that is not an object"
     content = d.get("content")
     if not isinstance(content, list | tuple):
@@ -331,7 +339,7 @@ def message_problem(d: object) -> str | None:
 
 
 def _block_problem(b: object, *, in_result: bool = False) -> str | None:
-    if not isinstance(b, Mapping):
+    if not isinstance(b, _MAPPING):
         return f"a content block is {type(b).__name__}, not an object"
     kind = b.get("type")
     fields = _BLOCK_FIELDS.get(kind) if isinstance(kind, str) else None
@@ -340,7 +348,7 @@ def _block_problem(b: object, *, in_result: bool = False) -> str | None:
     for name, types in fields.items():
         if not isinstance(b.get(name), types):
             return f"a {kind} block has no valid {name!r}"
-    if not isinstance(b.get("extra", {}), Mapping):
+    if not isinstance(b.get("extra", {}), _MAPPING):
         return f"a {kind} block has extra that is not an object"
     if kind == "tool_use" and not isinstance(b.get("raw_input"), str | None):
         return "a tool_use block has a raw_input that is not a string"
