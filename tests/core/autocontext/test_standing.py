@@ -172,6 +172,31 @@ def test_a_repeated_remark_and_a_remark_about_the_moment_rank_lower_unless_an_up
     assert priority("The cap is 500 MB today.", update=True) == priority("The cap is 500 MB.")
 
 
+@pytest.mark.parametrize("changed", ["Heads up, the support case is now TCK-89300.",
+                                     "The config file changed this morning to ~/q/a.env.",
+                                     "Today the repo we work in is github.com/acme/lantern."])
+def test_an_id_or_a_path_said_now_is_what_the_thing_is_not_a_remark_about_the_moment(
+        changed: str) -> None:
+    timeless = (changed.replace(" now", "").replace(" this morning", "")
+                .replace("Today the", "The"))
+    assert priority(changed) == priority(timeless)
+    assert priority("The queue is at 21 people now.") < priority("The queue is at 21 people.")
+
+
+def test_an_update_ranks_at_least_as_high_as_the_rule_it_replaced() -> None:
+    # "capped at 125 minutes" carries on the rule it changes, though it has no binding
+    # word of its own: a note with room for one sentence keeps it over a later remark
+    rule = "Don't let the planned downtime go above 228 minutes."
+    update = "Change of plan: the planned downtime is now capped at 125 minutes."
+    remark = "The queue shows 21 people waiting."
+    stated = said(rule, update, remark)
+    standing = latest(stated)
+    assert [s.text for s in standing] == [update, remark]
+    assert scores(standing, among=stated)[(1,)] == scores(stated)[(0,)] > priority(update)
+    kept, left_out = select(standing, len(update) + 3, among=stated)
+    assert [s.text for s in kept] == [update] and left_out == 1
+
+
 def test_a_comparison_that_bounds_a_value_binds_like_a_modal_verb() -> None:
     for bound in ("The export may be as large as 370 MB.", "Retries can go up to 9 attempts.",
                   "The batch is no larger than 500 rows.", "Use at most 4 workers."):
@@ -336,6 +361,12 @@ def test_a_note_ctxmgr_wrote_is_read_back_line_by_line_as_the_users_words() -> N
         "(+2 more in the original)", CALLS_HEADER, "bash:", "- not a user line",
         offload_tag("b" * 32)]), id="n")
     assert statements_of(note) == said("Never touch prod. Ever.", "The cap is $650 now.")
+    # a note written before the header was shortened reads back the same
+    older = text_message("user", note.text.replace(
+        USER_NOTE_HEADER, "What the user said earlier (verbatim; later lines win):"), id="o")
+    assert statements_of(older) == statements_of(note)
+    assert statements_of(text_message("user", note.text.replace(
+        "(+2 more in the original)", "(+2 more)"), id="p")) == statements_of(note)
 
 
 def test_a_pasted_text_ranks_after_what_the_user_wrote_around_it() -> None:

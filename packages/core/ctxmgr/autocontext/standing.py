@@ -24,9 +24,10 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   value: closed classes of English grammar words, not phrasings) raise it, and a value
   said to the assistant ("you", "please") a little more; questions without a value,
   a bare count that does not say what it counts, remarks about the moment and the place
-  ("today", "right now", "here", "last month"), patterns repeated with other numbers
-  ("it's 5:31 here") and pasted paragraphs (logs, emails) lower it. Once a sentence
-  does not fit, nothing of lower priority is taken.
+  ("today", "right now", "here", "last month") unless its value is an id or a path,
+  patterns repeated with other numbers ("it's 5:31 here") and pasted paragraphs (logs,
+  emails) lower it; an update ranks at least as high as what it replaced. Once a
+  sentence does not fit, nothing of lower priority is taken.
 * *Latest value* (:func:`supersedes`, :func:`latest`): a later sentence replaces an
   earlier one that says nothing it does not (its values are of kinds the later one
   has) when it says every value again (a restatement), or when both share a word pair
@@ -63,9 +64,13 @@ __all__ = [
     "value_kinds",
 ]
 
-USER_NOTE_HEADER = "What the user said earlier (verbatim; later lines win):"
-"""The first line of the note that carries the user's words (strategy 9)."""
-_NOTE_COUNT = re.compile(r"^\(\+\d+ more in the original\)$|^\(nothing that still stands\)$")
+USER_NOTE_HEADER = "The user said earlier (later lines win):"
+"""The first line of the note that carries the user's words (strategy 9). Short: at a
+small window every token of it is room a sentence of the user's does not get."""
+_OLD_HEADERS = ("What the user said earlier (verbatim; later lines win):",)
+"""Headers notes were written with before: their lines are still read back."""
+_HEADERS = frozenset((USER_NOTE_HEADER, *_OLD_HEADERS))
+_NOTE_COUNT = re.compile(r"^\(\+\d+ more(?: in the original)?\)$|^\(nothing that still stands\)$")
 
 PASTE_LINES = 6
 """A user message of more non-empty lines than this is mostly pasted material (a log, an
@@ -154,7 +159,7 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     for piece in (p for line in _SPLIT.split(without_record(text)) for p in _run_on(line)):
         piece = _BULLET.sub("", piece).strip()
-        if (not piece or OFFLOAD_TAG_RE.search(piece) or piece == USER_NOTE_HEADER
+        if (not piece or OFFLOAD_TAG_RE.search(piece) or piece in _HEADERS
                 or _NOTE_COUNT.match(piece)):
             continue
         out.append(piece)
@@ -282,9 +287,15 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
         score -= 1
     if repeated and not update:
         score -= 3
-    if not update and _DEIXIS.search(sentence):
+    if not update and _DEIXIS.search(sentence) and not kinds & _STABLE:
         score -= 1
     return score
+
+
+_STABLE = frozenset(("id", "path"))
+"""Values that name a thing rather than measure the moment: an id or a path said "now"
+("the support case is now TCK-89300") is what the thing is from then on, where a count
+or a time said "now" ("21 people waiting", "it's 5:31 here") is a reading of the moment."""
 
 
 def _value_follows(words: Sequence[str], k: int) -> bool:
@@ -422,10 +433,10 @@ def statements_of(message: Message) -> list[Statement]:
     """What ``message`` (a user turn) says that stands, in order: the lines of a note
     ctxmgr wrote (read back as the user's words), else its standing content."""
     text = message.text
-    at = text.find(USER_NOTE_HEADER)
+    at, header = next(((text.find(h), h) for h in _HEADERS if h in text), (-1, ""))
     if at >= 0:
         lines = []
-        for line in without_record(text[at + len(USER_NOTE_HEADER):]).splitlines():
+        for line in without_record(text[at + len(header):]).splitlines():
             line = line.strip()
             if line.startswith("- "):
                 lines.append(line[2:])
@@ -450,8 +461,9 @@ def latest(statements: Iterable[Statement]) -> list[Statement]:
 
 
 def _latest(statements: tuple[Statement, ...]
-            ) -> tuple[list[Statement], frozenset[tuple[int, ...]]]:
-    """:func:`latest`, and the orders of the statements that replaced another.
+            ) -> tuple[list[Statement], dict[tuple[int, ...], set[tuple[int, ...]]]]:
+    """:func:`latest`, and for each statement that replaced others, the orders of all it
+    replaced (and what those had replaced).
 
     A statement can only replace one it shares a value or a word pair with (see
     :func:`supersedes`), so each is checked against those alone, found through an index:
@@ -464,7 +476,7 @@ def _latest(statements: tuple[Statement, ...]
         value_df.update(_values(text))
     out: dict[tuple[int, ...], Statement] = {}  # in order; a replaced one is removed
     by_key: dict[object, set[tuple[int, ...]]] = {}
-    updates: set[tuple[int, ...]] = set()
+    replaced: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
     seen: set[str] = set()
     for s in ordered:
         if s.text in seen:
@@ -482,12 +494,12 @@ def _latest(statements: tuple[Statement, ...]
             old = out.get(o)
             if old is not None and supersedes(s.text, old.text, df=df):
                 del out[o]
-                updates.add(s.order)
+                replaced.setdefault(s.order, set()).update((o, *replaced.get(o, ())))
         out[s.order] = s
         rarest = [min(values, key=lambda v: (value_df[v], v))] if values else []
         for k in [*pairs, *rarest]:
             by_key.setdefault(k, set()).add(s.order)
-    return list(out.values()), frozenset(updates)
+    return list(out.values()), replaced
 
 
 def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
@@ -495,12 +507,16 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
     """:func:`priority` of each statement (by order): a pasted one loses three steps; one
     whose pattern recurs among ``statements`` and ``among`` (say, the statements a later
     value replaced) counts as repeated, and one that replaced a statement of those as
-    an update."""
+    an update. An update ranks at least as high as what it replaced: "the planned
+    downtime is now capped at 125 minutes" carries on the rule "don't let the planned
+    downtime go above 228 minutes"."""
     pool = (*statements, *among)
     patterns = Counter(_pattern(text) for text in {s.text for s in pool})
-    updates = _latest(pool)[1]
-    return {s.order: priority(s.text, repeated=patterns[_pattern(s.text)] > 1,
-                              update=s.order in updates) - (3 if s.pasted else 0)
+    replaced = _latest(pool)[1]
+    own = {s.order: priority(s.text, repeated=patterns[_pattern(s.text)] > 1,
+                             update=s.order in replaced) - (3 if s.pasted else 0)
+           for s in pool}
+    return {s.order: max([own[s.order], *(own[o] for o in replaced.get(s.order, ()))])
             for s in statements}
 
 

@@ -53,7 +53,7 @@ def user_note(statements: Sequence[Statement], max_chars: int, *,
     if not kept:
         lines.append("(nothing that still stands)")
     if left_out:
-        lines.append(f"(+{left_out} more in the original)")
+        lines.append(f"(+{left_out} more)")
     return "\n".join(lines), kept
 
 
