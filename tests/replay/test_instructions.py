@@ -392,9 +392,10 @@ def test_ctxmgr_meets_the_survival_targets_at_30_percent_and_on_tool_sessions(
 def test_on_chat_sessions_at_20_percent_the_note_takes_the_room_the_budget_leaves(
         held_out: list[RoundSummary]) -> None:
     """At 2 characters per window token the note left part of the room to the last turns
-    said verbatim, and 0.73 of the items survived; at 3 it holds 0.82, every round."""
+    said verbatim, and 0.73 of the items survived; at 3 it held 0.82, and 0.86 once its
+    lines lost their bullets (a token a line), every round."""
     chat = [s for s in held_out if s.kind == "chat" and s.share == 0.2]
-    assert chat and min(s.survival for s in chat) >= 0.8
+    assert chat and min(s.survival for s in chat) >= 0.85
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -403,7 +404,7 @@ def test_on_chat_sessions_at_20_percent_the_note_takes_the_room_the_budget_leave
     "sentences, and the selection cannot tell a planted fact from chatter that carries a "
     "value the same way ('We shipped 1,183 parcels last month') nor a value given for the "
     "same thing in other words ('any maintenance outage' for 'the planned downtime'), "
-    "so about 0.78 survive at 20 % (the latest value of 23 of 30 updated items) and 0.28 "
+    "so about 0.86 survive at 20 % (the latest value of 28 of 30 updated items) and 0.32 "
     "at 10 %, where the ceiling, which knows the items, keeps 0.99 and 0.51; on tool "
     "sessions the latest value of one updated item of 30 is left out"))
 def test_ctxmgr_meets_every_issue_16_target_on_held_out_sessions(

@@ -434,7 +434,7 @@ def test_select_stays_within_its_cap_and_never_keeps_a_lower_priority_over_a_hig
         chosen: list[tuple[str, bool]], cap: int) -> None:
     stated = [Statement(text, (k,), pasted) for k, (text, pasted) in enumerate(chosen)]
     kept, left_out = select(stated, cap)
-    assert sum(len(s.text) + 3 for s in kept) <= cap
+    assert sum(len(s.text) + 1 for s in kept) <= cap
     assert left_out == len(stated) - len(kept)
     assert [s.order for s in kept] == sorted(s.order for s in kept)  # in the order said
     assert set(kept) <= set(stated)
@@ -442,7 +442,7 @@ def test_select_stays_within_its_cap_and_never_keeps_a_lower_priority_over_a_hig
     dropped = [s for s in stated if s not in kept]
     if kept and dropped:
         assert min(score[s.order] for s in kept) >= max(score[s.order] for s in dropped)
-    if sum(len(s.text) + 3 for s in stated) <= cap:
+    if sum(len(s.text) + 1 for s in stated) <= cap:
         assert left_out == 0
     assert select(stated, cap) == (kept, left_out)  # deterministic
 

@@ -24,7 +24,7 @@ from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
-from ctxmgr.autocontext.record import CALLS_HEADER, is_record_line
+from ctxmgr.autocontext.record import CALLS_HEADER, FILES_HEADER, SAID_HEADER, is_record_line
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.standing import (
     USER_NOTE_HEADER,
@@ -82,13 +82,14 @@ def the_note(messages: Sequence[Message]) -> Message:
 
 
 def note_lines(note: Message) -> list[str]:
-    """The user's lines of a note (between its header and its count, record or tag)."""
+    """The user's lines of a note, one a line, between its header and its count line,
+    its record or its tag."""
     out = []
-    for line in note.text.split(USER_NOTE_HEADER, 1)[1].splitlines():
-        if line.startswith("- "):
-            out.append(line[2:])
-        elif line and not line.startswith("(+"):
+    for line in note.text.split(USER_NOTE_HEADER, 1)[1].splitlines()[1:]:
+        if line.startswith(("(+", "(nothing", "<!-- CONTEXT_OFFLOAD")) or line in (
+                CALLS_HEADER, FILES_HEADER, SAID_HEADER, "Identifiers in the original:"):
             break
+        out.append(line)
     return out
 
 
@@ -211,8 +212,10 @@ UPDATES = [
 def test_when_the_user_changes_a_value_only_the_latest_one_stands(earlier: str,
                                                                     later: str) -> None:
     said = ["Never touch the prod database.", earlier, "ok", later, "Fine.", "Go on."]
-    res, _ = run(chat(said), 100)  # every turn but the task and the latest is moved
-    assert [m.id for m in res.messages] == ["sys", "u0", "f1", "ulast"]
+    res, _ = run(chat(said), 100)  # every turn with a value is moved into the note
+    ids = [m.id for m in res.messages]
+    assert ids[:2] == ["sys", "u0"] and ids[-1] == "ulast"
+    assert not {"u1", "u2", "u3", "u4"} & set(ids)
     assert note_lines(the_note(res.messages)) == ["Never touch the prod database.", later]
     assert not any(earlier in m.text for m in res.messages)
 
@@ -246,7 +249,7 @@ def test_what_does_not_fit_the_note_is_counted_and_reloads_byte_for_byte() -> No
     res, store = run(h, 110, user_note_chars=70)
     note = the_note(res.messages)
     lines = note_lines(note)
-    assert sum(len(line) + 3 for line in lines) <= 70
+    assert sum(len(line) + 1 for line in lines) <= 70
     originals = store.load(offload_id(note))
     assert dicts(originals) == dicts(h[2:2 + len(originals)]) and len(originals) >= 10
     # what stands in the turns it took (not the courtesies, nor a replaced cap) is in the
@@ -267,7 +270,7 @@ def test_the_note_stays_within_user_note_chars_and_the_prompt_within_the_budget(
     cfg = plain_window(max_tokens=window, user_note_chars=user_note_chars)
     assert res.tokens <= cfg.budget_tokens
     for note in notes(res.messages):
-        assert sum(len(line) + 3 for line in note_lines(note)) <= cfg.user_note_limit
+        assert sum(len(line) + 1 for line in note_lines(note)) <= cfg.user_note_limit
 
 
 def test_a_note_with_no_room_for_any_sentence_says_so() -> None:
@@ -288,7 +291,7 @@ def test_the_note_carries_the_record_of_the_tool_calls_it_replaced_after_the_use
     assert [e.strategy for e in res.events] == [7, 7, 9]  # it takes the notes in as well
     assert [m.id for m in res.messages] == ["sys", "u0", "a0.call", "ulast"]
     text = the_note(res.messages).text
-    assert text.index("- Retry at most 3 times per file.") < text.index(CALLS_HEADER)
+    assert text.index("\nRetry at most 3 times per file.\n") < text.index(CALLS_HEADER)
     assert text.split(CALLS_HEADER)[1].split("<!--")[0].strip().splitlines() == [
         "bash:", "cat a0.py", "cat a1.py", "cat b0.py", "cat b1.py", "cat c0.py"]
 
@@ -361,7 +364,7 @@ def test_on_generated_sessions_the_note_keeps_the_users_words_within_its_limits(
     assert lines and len(lines) == len(set(lines))
     for line in lines:  # the user's words, verbatim
         assert any(line in m.text for m in users), line
-    assert sum(len(line) + 3 for line in lines) <= cfg.user_note_limit
+    assert sum(len(line) + 1 for line in lines) <= cfg.user_note_limit
     left = re.search(r"^\(\+(\d+) more\)$", note.text, re.M)
     if left:  # what did not fit is in the reloadable original
         assert len(store.load(offload_id(note))) > 0

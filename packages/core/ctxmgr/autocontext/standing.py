@@ -438,10 +438,10 @@ def statements_of(message: Message) -> list[Statement]:
         lines = []
         for line in without_record(text[at + len(header):]).splitlines():
             line = line.strip()
-            if line.startswith("- "):
-                lines.append(line[2:])
-            elif line and not _NOTE_COUNT.match(line):
+            if _NOTE_COUNT.match(line) or OFFLOAD_TAG_RE.search(line):
                 break
+            if line:  # a line each (notes written before had a "- " bullet)
+                lines.append(line[2:] if line.startswith("- ") else line)
         return [Statement(t, (k,)) for k, t in enumerate(lines)]
     if sum(bool(line.strip()) for line in text.splitlines()) <= PASTE_LINES:
         return [Statement(t, (k,)) for k, t in enumerate(standing_content(text))]
@@ -535,7 +535,7 @@ def select(statements: Sequence[Statement], max_chars: int, *,
     for s in ranked:
         if floor is not None and score[s.order] < floor:
             break
-        cost = len(s.text) + 3
+        cost = len(s.text) + 1  # its line
         if size + cost > max_chars:
             floor = score[s.order] if floor is None else floor
             continue

@@ -49,7 +49,7 @@ def user_note(statements: Sequence[Statement], max_chars: int, *,
     """The note's own text (the header, the statements that fit ``max_chars`` by
     priority, shown in order, and how many did not), and the statements it holds."""
     kept, left_out = select(statements, max_chars, among=among)
-    lines = [USER_NOTE_HEADER, *(f"- {s.text}" for s in kept)]
+    lines = [USER_NOTE_HEADER, *(s.text for s in kept)]  # no bullets: a token a line
     if not kept:
         lines.append("(nothing that still stands)")
     if left_out:
