@@ -393,9 +393,11 @@ def _joinable(pattern: str) -> bool:
     """Whether ``pattern`` finds the same matches in passages joined by a newline as in
     each alone (a match running on into the next passage aside): no anchor (``^``, ``$``,
     ``\\A``, ``\\Z``…), no lookaround, no reverse search, no verbose pattern (its comments
-    are not read). ``\\b`` is kept: a newline
-    is a boundary as a passage's start and end are. Cautious: a ``^`` or ``$`` in a
-    character class also counts as an anchor (it only costs speed)."""
+    are not read). ``\\b`` is kept: a newline is a boundary as a passage's start and end
+    are. A ``^`` or ``$`` in a character class is a character, not an anchor; a class is
+    read up to its first ``]``, so a misread one (``[]a]``, a nested set) can only make a
+    character look like an anchor, and a named group like a lookbehind: the pattern then
+    goes one passage at a time, which only costs speed."""
     in_class = False
     k = 0
     while k < len(pattern):
