@@ -57,25 +57,24 @@ def freeze(value: Any, _depth: int = 0) -> Any:
     Raises:
         InvalidMessageError: the data nests deeper than :data:`MAX_NESTING` levels.
     """
-    kind = type(value)
-    if kind in _SCALARS:  # most values: answered without the (slow) ABC checks below
+    if type(value) in _SCALARS:  # most values: answered without the (slow) ABC checks
         return value
-    if kind is dict and _depth < MAX_NESTING:  # JSON's own mapping: no ABC check either
-        if not value:
-            return _EMPTY
-        return MappingProxyType({k: freeze(v, _depth + 1) for k, v in value.items()})
-    if isinstance(value, Mapping | list | tuple) and _depth >= MAX_NESTING:
+    mapping = isinstance(value, _MAPPING)
+    if not mapping and not isinstance(value, list | tuple):
+        return value
+    if _depth >= MAX_NESTING:
         raise InvalidMessageError(f"message data is nested too deeply (over {MAX_NESTING} levels)")
-    if isinstance(value, Mapping):
+    if mapping:
         if not value:
             return _EMPTY
         return MappingProxyType({k: freeze(v, _depth + 1) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(freeze(v, _depth + 1) for v in value)
-    return value
+    return tuple(freeze(v, _depth + 1) for v in value)
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+_MAPPING = (dict, Mapping)
+"""What a mapping check takes: ``dict`` first, as JSON gives, answered without
+the (slow) ABC check."""
 
 
 def thaw(value: Any) -> Any:
@@ -303,10 +302,6 @@ def message_from_dict(d: Mapping[str, Any]) -> Message:
     return Message(role=d["role"], content=tuple(block_from_dict(b) for b in d["content"]),
                    id=d["id"], metadata=d.get("metadata", {}), extra=d.get("extra", {}))
 
-
-_MAPPING = (dict, Mapping)
-"""What a mapping check takes: ``dict`` first, as JSON gives, answered without
-the (slow) ABC check."""
 
 _BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "text": {"text": str},
