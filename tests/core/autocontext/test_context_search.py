@@ -20,7 +20,12 @@ from ctxmgr import (
 )
 from ctxmgr.autocontext.hidden import Passage
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr.autocontext.search import MAX_COUNTED, SEARCH_MAX_TOKENS, _scan
+from ctxmgr.autocontext.search import (
+    MAX_COUNTED,
+    SEARCH_MAX_TOKENS,
+    _collect,
+    _regex_matches,
+)
 from ctxmgr.replay.visible import visible_text
 
 _HIT = re.compile(r"^\[uuid=([0-9a-f]{32}) page (\d+) of (\d+); ", re.M)
@@ -241,7 +246,7 @@ def test_a_regex_finds_what_it_finds_in_each_passage_alone(texts: list[str],
     # passages are searched in chunks joined by a newline, for speed: a match across two
     # passages, an anchor or a lookaround must not find more, fewer or other lines
     passages = [Passage(text=t, source=f"p{k}") for k, t in enumerate(texts)]
-    hits, total = _scan(passages, regex.compile(pattern), want=10**6)
+    hits, total = _collect(_regex_matches(passages, regex.compile(pattern)), want=10**6)
     assert [(h.passage.source, h.start, h.match[0]) for h in hits] == _each_alone(
         passages, pattern)
     assert total == len(hits)

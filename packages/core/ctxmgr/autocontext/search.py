@@ -28,7 +28,7 @@ import bisect
 import itertools
 import json
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -279,29 +279,40 @@ def _find(passages: Sequence[Passage], query: _Query) -> tuple[list[_Hit], int, 
     """
     want = query.page * query.per_page
     if query.regex:
-        return (*_scan(passages, regex.compile(query.text), want), False)
-    hits, total = _scan_literal(passages, query.text, want)
+        return (*_collect(_regex_matches(passages, regex.compile(query.text)), want), False)
+    hits, total = _collect(_literal_matches(passages, query.text), want)
     if total:
         return hits, total, False
     folded = regex.compile(regex.escape(query.text), regex.IGNORECASE)
-    hits, total = _scan(passages, folded, want)
+    hits, total = _collect(_regex_matches(passages, folded), want)
     return hits, total, bool(total)
 
 
-def _scan_literal(passages: Sequence[Passage], text: str, want: int) -> tuple[list[_Hit], int]:
+_Match = tuple[Passage, int, int, tuple[int, int]]
+"""(passage, line start, line end, match span): the first match on a matching line."""
+
+
+def _collect(matches: Iterable[_Match], want: int) -> tuple[list[_Hit], int]:
+    """The first ``want`` hits of ``matches`` on lines no newer hit showed, and how many
+    such lines there are (counted up to :data:`MAX_COUNTED`)."""
     hits: list[_Hit] = []
     seen: set[str] = set()
+    for p, start, end, match in matches:
+        if _new_line(seen, p.text, start, end) and len(hits) < want:
+            hits.append(_Hit(p, start, end, match))
+        if len(seen) >= MAX_COUNTED:
+            break
+    return hits, len(seen)
+
+
+def _literal_matches(passages: Sequence[Passage], text: str) -> Iterator[_Match]:
     for p in reversed(passages):
         body = p.text
         pos = body.find(text)
         while pos >= 0:
             start, end = _line(body, pos)
-            if _new_line(seen, body, start, end) and len(hits) < want:
-                hits.append(_Hit(p, start, end, (pos, pos + len(text))))
-            if len(seen) >= MAX_COUNTED:
-                return hits, len(seen)
+            yield p, start, end, (pos, pos + len(text))
             pos = body.find(text, end)
-    return hits, len(seen)
 
 
 def _new_line(seen: set[str], body: str, start: int, end: int) -> bool:
@@ -314,20 +325,14 @@ def _new_line(seen: set[str], body: str, start: int, end: int) -> bool:
     return True
 
 
-def _scan(passages: Sequence[Passage], pattern: regex.Pattern[str], want: int
-          ) -> tuple[list[_Hit], int]:
-    hits: list[_Hit] = []
-    seen: set[str] = set()
+def _regex_matches(passages: Sequence[Passage], pattern: regex.Pattern[str]
+                   ) -> Iterator[_Match]:
+    """Raises TimeoutError past :data:`REGEX_SECONDS` from the first match asked for."""
     deadline = time.monotonic() + REGEX_SECONDS
     newest_first = passages[::-1]
     size = _CHUNK if _joinable(pattern.pattern) else 1
     for k in range(0, len(newest_first), size):
-        for p, start, end, match in _matches(newest_first[k:k + size], pattern, deadline):
-            if _new_line(seen, p.text, start, end) and len(hits) < want:
-                hits.append(_Hit(p, start, end, match))
-            if len(seen) >= MAX_COUNTED:
-                return hits, len(seen)
-    return hits, len(seen)
+        yield from _matches(newest_first[k:k + size], pattern, deadline)
 
 
 _CHUNK = 64
@@ -338,7 +343,7 @@ passage takes; chunks of 64 measured fastest (10,000 passages: 56 ms one by one,
 
 
 def _matches(part: Sequence[Passage], pattern: regex.Pattern[str], deadline: float
-             ) -> Iterator[tuple[Passage, int, int, tuple[int, int]]]:
+             ) -> Iterator[_Match]:
     """The first match on each matching line of ``part``'s passages, in order, as (passage,
     line start, line end, match span), exactly as searching each passage alone finds
     them: a match that runs on from one passage into the next is searched again in its
@@ -366,7 +371,7 @@ def _matches(part: Sequence[Passage], pattern: regex.Pattern[str], deadline: flo
 
 
 def _passage_matches(p: Passage, pos: int, pattern: regex.Pattern[str], deadline: float
-                     ) -> Iterator[tuple[Passage, int, int, tuple[int, int]]]:
+                     ) -> Iterator[_Match]:
     body = p.text
     while pos <= len(body):
         m = pattern.search(body, pos, timeout=_left(deadline))
