@@ -72,7 +72,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no payback gates": {"cached_token_price": None},
     "before the fidelity work": {"token_ratio": 0.6, "target_ratio": 0.15,
                                  "identifiers_chars": 0, "keep_tool_results": 0,
-                                 "disabled_strategies": [7]},
+                                 "disabled_strategies": [7], "summary_input_chars": 1000},
     # the record's size (the default is 0.25 characters per window token, at most 4,000)
     "record 2,000": {"record_chars": 2000},
     "record 8,000": {"record_chars": 8000},
@@ -84,12 +84,16 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ids 8,000": {"identifiers_chars": 8000},
     # trigger / target
     "0.6/0.1": {"token_ratio": 0.6},
-    "0.8/0.1": {"token_ratio": 0.8},
-    "0.7/0.15": {"target_ratio": 0.15},
-    "0.7/0.2": {"target_ratio": 0.2},
-    "0.8/0.3": {"token_ratio": 0.8, "target_ratio": 0.3},
+    "0.7/0.1": {"token_ratio": 0.7},
+    "0.75/0.1": {"token_ratio": 0.75},
+    "0.85/0.1": {"token_ratio": 0.85},
+    "0.8/0.15": {"target_ratio": 0.15},
+    "0.8/0.2": {"target_ratio": 0.2},
+    "0.8/0.3": {"target_ratio": 0.3},
     "1.0/0.1 (only over the budget)": {"token_ratio": 1.0},
     "0.75/0.5, no line": {"token_ratio": 0.75, "target_ratio": 0.5, "identifiers_chars": 0},
+    # what the summarizer is sent of each long text (the default: 600 characters)
+    "summary input 1,000": {"summary_input_chars": 1000},
     # the working set's size
     "keep 2 tool results": {"keep_tool_results": 2},
     "keep 5 tool results": {"keep_tool_results": 5},

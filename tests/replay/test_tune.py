@@ -62,7 +62,7 @@ def test_the_recommendation_is_printed_as_python_and_as_the_variables_adapters_r
                  "--peer", "langchain_context_editing", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     data = json.loads(out.read_text())
-    assert "| 3,000 | **ctxmgr defaults** |" in text and "ctxmgr trigger 0.8" in text
+    assert "| 3,000 | **ctxmgr defaults** |" in text and "ctxmgr trigger 0.9" in text
     assert "| 3,000 | langchain_context_editing |" in text  # the peer, on the same axes
     assert data["python"] in text and data["recommended"] in text
     config = eval(data["python"], {"AutoContextConfig": AutoContextConfig})  # noqa: S307
@@ -77,9 +77,9 @@ def test_the_recommendation_is_printed_as_python_and_as_the_variables_adapters_r
 def test_config_python_names_the_window_and_what_differs_from_the_defaults() -> None:
     assert config_python(AutoContextConfig(max_tokens=32_000)) == \
         "AutoContextConfig(max_tokens=32_000)"
-    assert config_python(AutoContextConfig(max_tokens=4000, token_ratio=0.8,
+    assert config_python(AutoContextConfig(max_tokens=4000, token_ratio=0.7,
                                            disabled_strategies={7})) == \
-        "AutoContextConfig(max_tokens=4_000, token_ratio=0.8, disabled_strategies={7})"
+        "AutoContextConfig(max_tokens=4_000, token_ratio=0.7, disabled_strategies={7})"
 
 
 @pytest.mark.parametrize(("args", "message"), [

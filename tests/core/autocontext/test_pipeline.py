@@ -276,7 +276,7 @@ def test_llm_events_report_summarizer_usage_and_offload_events_do_not() -> None:
 def test_events_reach_the_callback_and_the_log(caplog: pytest.LogCaptureFixture) -> None:
     h = [system(), user("task", "u1"), answer("A" * LARGE, "f1"), user("next", "u2")]
     with caplog.at_level(logging.INFO, logger="ctxmgr.autocontext"):
-        res, _, seen = run(h, plain_window(max_tokens=2000, last_keep=0))
+        res, _, seen = run(h, plain_window(max_tokens=2000, token_ratio=0.7, last_keep=0))
     assert seen == res.events and len(seen) == 1
     [record] = [r for r in caplog.records if r.name == "ctxmgr.autocontext"]
     assert record.levelno == logging.INFO
@@ -356,7 +356,7 @@ def test_text_blocks_are_counted_in_the_result_tokens() -> None:
          Message(role="assistant", id="a", content=(TextBlock(text="A" * LARGE),
                                                     TextBlock(text="B" * 10))),
          user("next", "u2")]
-    res, _, _ = run(h, plain_window(max_tokens=2000, last_keep=0))
+    res, _, _ = run(h, plain_window(max_tokens=2000, token_ratio=0.7, last_keep=0))
     assert res.tokens == C.count_messages(res.messages) < C.count_messages(h)
 
 
@@ -367,7 +367,7 @@ def test_a_lone_surrogate_in_an_offloaded_message_reloads_exactly() -> None:
          Message(role="tool", id="t", content=(
              ToolResultBlock(tool_use_id="c1", content="bad \ud800 byte\n" + "x" * LARGE),)),
          answer("done", "f1"), user("next", "u2")]
-    res, store, _ = run(h, plain_window(max_tokens=2000, last_keep=0))
+    res, store, _ = run(h, plain_window(max_tokens=2000, token_ratio=0.7, last_keep=0))
     assert [e.replaced_ids for e in res.events] == [("t",)]
     assert dicts(store.load(str(res.events[0].offload_id))) == dicts([h[3]])
 

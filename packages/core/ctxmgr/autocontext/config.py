@@ -116,17 +116,16 @@ class AutoContextConfig:
     count a prompt differently from ctxmgr's tiktoken count (another serialisation of
     the same messages was measured up to 12 % larger on the recorded support runs).
     Counting against the model's reported usage (the adapters calibrate) narrows it."""
-    token_ratio: float = 0.7
+    token_ratio: float = 0.8
     """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. Chosen
-    with ``target_ratio`` and ``identifiers_chars`` on cost and fact availability
-    together, on the recorded runs at 32k and 16k: see benchmarks/RESULTS.md.
-    Revisited on cost with recovery (a missing fact priced as one ``context_search``
-    round trip, or the tool run again): recovery is cheap, but compressing earlier still
-    costs more than it saves. At 16k (cost with recovery / none, fact availability)
-    0.6 gives 0.612, 0.906; 0.65: 0.606, 0.914; 0.7: 0.593, 0.921; 0.8: 0.593, 0.927;
-    0.9: 0.596, 0.936; 1.0: 0.600, 0.945. At 32k 0.65 is cheaper (0.646 against 0.660)
-    but keeps fewer facts (0.983 against 0.987), and 0.8 and 1.0 cost 0.668 and 0.693
-    for 0.989. No other ratio keeps as many facts for less at both windows."""
+    with ``summary_input_chars``, ``target_ratio`` and ``identifiers_chars`` on cost
+    with recovery (a missing fact priced as one ``context_search`` round trip, or the
+    tool run again) and fact availability together, on the recorded runs at 32k and 16k
+    (benchmarks/RESULTS.md). With summaries fed 600 characters per text (cost with
+    recovery / none, fact availability), at 16k 0.75 gives 0.573, 0.924; 0.8: 0.572,
+    0.927; 0.85: 0.573, 0.934; at 32k 0.75: 0.644, 0.988; 0.8: 0.653, 0.989; 0.85:
+    0.662, 0.988. Of the three, 0.8 alone is beaten on both axes at neither window (0.75
+    is dearer for fewer facts at 16k, 0.85 at 32k)."""
     msg_threshold: int = 100
     """... or when the history holds this many messages."""
     target_ratio: float = 0.1
@@ -180,11 +179,15 @@ class AutoContextConfig:
     original."""
     current_round_compression_ratio: float = 0.3
     """Strategy 6's target share of the current round's characters."""
-    summary_input_chars: int = 1000
+    summary_input_chars: int = 600
     """Longest text, tool result or tool-call argument the summarizer is sent in full;
-    longer ones reach it as head and tail. The originals are offloaded and
-    reloadable, so the summary needs their gist, not every byte; on the recorded
-    coding runs this cuts summarizer input by a third."""
+    longer ones reach it as head and tail (450 and 150 characters: the command's first
+    lines and how it ended). The originals are offloaded, searchable and reloadable, so
+    the summary needs their gist, not every byte. On the recorded coding runs, 600
+    instead of 1,000 cuts summarizer input by 30 % (0.015 of the cost of no management
+    at 16k and 32k), and a summarizer that writes from what it is sent (the extractive
+    one standing in for the model in replay) keeps as many facts: 0.929 at 16k and
+    0.989 at 32k both ways."""
     cached_token_price: float | None = 0.1
     """What a cached prompt token costs relative to an uncached one (0.1 with
     Anthropic's prompt cache; 1.0 without a cache). An edit that neither the budget nor

@@ -41,8 +41,8 @@ __all__ = ["QUICK_VARIANTS", "TUNE_VARIANTS", "TuneResult", "config_python", "re
 
 QUICK_VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
-    "trigger 0.6": {"token_ratio": 0.6},
-    "trigger 0.8": {"token_ratio": 0.8},
+    "trigger 0.7": {"token_ratio": 0.7},
+    "trigger 0.9": {"token_ratio": 0.9},
     "target 0.2": {"target_ratio": 0.2},
     "keep 2 tool results": {"keep_tool_results": 2},
     "keep 5 tool results": {"keep_tool_results": 5},
@@ -51,10 +51,10 @@ QUICK_VARIANTS: dict[str, dict[str, Any]] = {
 
 TUNE_VARIANTS: dict[str, dict[str, Any]] = {
     **QUICK_VARIANTS,
-    "trigger 0.9": {"token_ratio": 0.9},
+    "trigger 0.6": {"token_ratio": 0.6},
     "trigger 1.0 (only over the budget)": {"token_ratio": 1.0},
     "target 0.15": {"target_ratio": 0.15},
-    "trigger 0.8, target 0.3": {"token_ratio": 0.8, "target_ratio": 0.3},
+    "target 0.3": {"target_ratio": 0.3},
     "record 2,000": {"record_chars": 2000},
     "record 8,000": {"record_chars": 8000},
     "no identifiers line": {"identifiers_chars": 0},
