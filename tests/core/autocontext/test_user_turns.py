@@ -387,3 +387,17 @@ def test_compressing_again_and_again_through_the_wire_loses_nothing_more(kind: s
     for r in run.rounds:
         assert not r.overflow and len(notes(r.prompt)) == 1
     assert kept[0] and all(later >= earlier for earlier, later in zip(kept, kept[1:], strict=False))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_note_takes_the_room_the_budget_leaves_to_within_a_short_line(seed: int) -> None:
+    # a chat compressed to a fifth of its size: the note is the last thing written, and
+    # what the budget leaves beside it would not hold one more short line of what the
+    # user said (16 tokens: 64 characters); a shrink by ratio alone left 17-26
+    session = generate_session(seed, SessionSpec(kind="chat", family="heldout"))
+    h = list(session.messages)
+    cfg = AutoContextConfig(max_tokens=int(0.2 * C.count_messages(h)))
+    res = compress(h, config=cfg, counter=C, offload=OffloadStore(InMemoryStore()),
+                   summarizer=None)
+    assert re.search(r"^\(\+\d+ more\)$", the_note(res.messages).text, re.M)
+    assert 0 <= cfg.budget_tokens - res.tokens <= 16

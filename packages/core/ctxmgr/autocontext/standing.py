@@ -521,12 +521,16 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
 
 
 def select(statements: Sequence[Statement], max_chars: int, *,
-           among: Sequence[Statement] = ()) -> tuple[list[Statement], int]:
+           among: Sequence[Statement] = (),
+           score: Mapping[tuple[int, ...], int] | None = None
+           ) -> tuple[list[Statement], int]:
     """The statements that fit ``max_chars``, highest :func:`priority` first (ties: the
     most recent), shown in their original order, and how many were left out. Once one
     does not fit, none of lower priority is taken: room is not filled with chatter.
-    ``among``: other statements of the conversation, to tell repeated remarks."""
-    score = scores(statements, among=among)
+    ``among``: other statements of the conversation, to tell repeated remarks;
+    ``score``: their :func:`scores`, when the caller has them already (a note sized
+    to its room selects from the same statements several times)."""
+    score = scores(statements, among=among) if score is None else score
     newest_first = sorted(statements, key=lambda s: s.order, reverse=True)
     ranked = sorted(newest_first, key=lambda s: -score[s.order])  # stable: ties by recency
     kept: list[Statement] = []

@@ -19,7 +19,7 @@ compressed, and its lines are read back as the user's words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.autocontext.standing import (
@@ -42,13 +42,17 @@ __all__ = ["UserTurns", "user_note"]
 
 _PROBE_ID = "0" * 32  # an offload id's length: a note is measured before it has its id
 _WEIGHTY = 2  # a priority from here on: the sentence binds or carries a value
+_FILL_STEP = 16  # characters: a note sized to its room stops searching this close to it
 
 
 def user_note(statements: Sequence[Statement], max_chars: int, *,
-              among: Sequence[Statement] = ()) -> tuple[str, list[Statement]]:
+              among: Sequence[Statement] = (),
+              score: Mapping[tuple[int, ...], int] | None = None
+              ) -> tuple[str, list[Statement]]:
     """The note's own text (the header, the statements that fit ``max_chars`` by
-    priority, shown in order, and how many did not), and the statements it holds."""
-    kept, left_out = select(statements, max_chars, among=among)
+    priority, shown in order, and how many did not), and the statements it holds
+    (``among`` and ``score`` as :func:`~ctxmgr.autocontext.standing.select` takes them)."""
+    kept, left_out = select(statements, max_chars, among=among, score=score)
     lines = [USER_NOTE_HEADER, *(s.text for s in kept)]  # no bullets: a token a line
     if not kept:
         lines.append("(nothing that still stands)")
@@ -120,16 +124,26 @@ class UserTurns:
         moved = {s.order for s in said}
         standing = [s for s in latest([*said, *later]) if s.order in moved]
         room = cfg.budget_tokens - ctx.tokens + sum(ctx.counter.count(m) for m in replaced)
+        score = scores(standing, among=said)
         chars = cfg.user_note_limit
+        fits: tuple[int, Message, list[Statement]] | None = None  # the most chars that fit
+        over: int | None = None  # the fewest that did not
         while True:
-            text, held = user_note(standing, chars, among=said)
+            text, held = user_note(standing, chars, among=said, score=score)
             record = max(0, min(cfg.record_limit, room * 3 - len(text)))
             note = summary_message(replaced, text, offload_id, by=self, role="user",
                                    record_chars=record, agent_text=False)
             tokens = ctx.counter.count(note)
             if tokens <= room or chars <= 0:
-                return note, held
-            chars = min(chars - 1, int(chars * room / tokens * 0.95))
+                fits = (chars, note, held)
+            else:
+                over = chars
+            # a shrink by ratio undershoots; the room between is searched by halves, as
+            # a line of the note is often what the slack would hold
+            if fits is not None and (over is None or over - fits[0] <= _FILL_STEP):
+                return fits[1], fits[2]
+            chars = ((fits[0] + over) // 2 if fits is not None and over is not None
+                     else min(chars - 1, int(chars * room / tokens * 0.95)))
 
 
 def _start(lay: Layout, first: int) -> int:
