@@ -197,6 +197,33 @@ def test_an_update_ranks_at_least_as_high_as_the_rule_it_replaced() -> None:
     assert [s.text for s in kept] == [update] and left_out == 1
 
 
+@pytest.mark.parametrize(("before", "after"), [
+    ("The queue shows 7 people waiting.", "The queue shows 16 people waiting."),
+    ("We shipped 1,297 parcels last month.", "We shipped 552 parcels last month."),
+    ("Order 948579 was a different customer.", "Order 514300 was a different customer."),
+])
+def test_the_same_words_with_another_number_are_a_reading_not_an_update(
+        before: str, after: str) -> None:
+    # the later reading replaces the earlier one, but ranks as the repeated remark it is:
+    # a note with room for one more sentence keeps the rule said once
+    rule = "Keep attachments under 370 MB."
+    stated = said(before, rule, after)
+    standing = latest(stated)
+    assert [s.text for s in standing] == [rule, after]
+    score = scores(standing, among=stated)
+    assert score[(2,)] < priority(after) < score[(1,)]
+    kept, _ = select(standing, len(rule) + 3, among=stated)
+    assert [s.text for s in kept] == [rule]
+
+
+def test_the_same_words_with_another_limit_are_an_update() -> None:
+    # a binding sentence said again with another value changes the rule: it keeps its rank
+    stated = said("Keep the discount under 29%.", "Keep the discount under 17%.")
+    standing = latest(stated)
+    assert [s.text for s in standing] == ["Keep the discount under 17%."]
+    assert scores(standing, among=stated)[(1,)] == priority("Keep the discount under 17%.")
+
+
 def test_a_comparison_that_bounds_a_value_binds_like_a_modal_verb() -> None:
     for bound in ("The export may be as large as 370 MB.", "Retries can go up to 9 attempts.",
                   "The batch is no larger than 500 rows.", "Use at most 4 workers."):

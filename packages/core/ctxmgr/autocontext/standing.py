@@ -271,12 +271,7 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
     earlier statement lower it."""
     words = [w.lower() for w in _words(sentence)]
     kinds = value_kinds(sentence)
-    binding = any(((w in _BINDING or w.endswith("n't"))
-                   and (w not in _LIMITS or _value_follows(words, k)))
-                  or (w in ("have", "has") and words[k + 1:k + 2] == ["to"])
-                  for k, w in enumerate(words))
-    binding = binding or bool(kinds and _COMPARATIVE.search(sentence))
-    score = (3 if kinds else 0) + (2 if binding else 0)
+    score = (3 if kinds else 0) + (2 if _binds(sentence) else 0)
     if kinds and _ADDRESSEE.intersection(words):
         score += 1
     if kinds == {"number"}:
@@ -290,6 +285,18 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
     if not update and _DEIXIS.search(sentence) and not kinds & _STABLE:
         score -= 1
     return score
+
+
+@lru_cache(maxsize=8192)
+def _binds(sentence: str) -> bool:
+    """A negation, a modal verb, "have to", or a limit or comparison on a value ("under
+    370 MB", "no higher than 5")."""
+    words = [w.lower() for w in _words(sentence)]
+    return any(((w in _BINDING or w.endswith("n't"))
+                and (w not in _LIMITS or _value_follows(words, k)))
+               or (w in ("have", "has") and words[k + 1:k + 2] == ["to"])
+               for k, w in enumerate(words)) or bool(
+        value_kinds(sentence) and _COMPARATIVE.search(sentence))
 
 
 _STABLE = frozenset(("id", "path"))
@@ -506,18 +513,32 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
            ) -> dict[tuple[int, ...], int]:
     """:func:`priority` of each statement (by order): a pasted one loses three steps; one
     whose pattern recurs among ``statements`` and ``among`` (say, the statements a later
-    value replaced) counts as repeated, and one that replaced a statement of those as
-    an update. An update ranks at least as high as what it replaced: "the planned
-    downtime is now capped at 125 minutes" carries on the rule "don't let the planned
-    downtime go above 228 minutes"."""
+    value replaced) counts as repeated, and one that replaced a statement of those in
+    words of its own, or binding, as an update (:func:`_is_update`). An update ranks at
+    least as high as what it replaced: "the planned downtime is now capped at 125
+    minutes" carries on the rule "don't let the planned downtime go above 228 minutes"."""
     pool = (*statements, *among)
     patterns = Counter(_pattern(text) for text in {s.text for s in pool})
     replaced = _latest(pool)[1]
+    text_of = {s.order: s.text for s in pool}
     own = {s.order: priority(s.text, repeated=patterns[_pattern(s.text)] > 1,
-                             update=s.order in replaced) - (3 if s.pasted else 0)
+                             update=_is_update(s.text, [text_of[o] for o in
+                                                        replaced.get(s.order, ())]))
+           - (3 if s.pasted else 0)
            for s in pool}
     return {s.order: max([own[s.order], *(own[o] for o in replaced.get(s.order, ()))])
             for s in statements}
+
+
+def _is_update(text: str, replaced: Sequence[str]) -> bool:
+    """``text``, which replaced the statements ``replaced``, changes what stands: said in
+    words of its own ("the planned downtime is now capped at 125 minutes" after "don't
+    let it go above 228 minutes"), or binding ("keep the discount under 17%" after "keep
+    the discount under 29%"). The same words with another number and nothing binding are
+    a reading taken again ("the queue shows 16 people waiting"), and rank as the repeated
+    remark they are."""
+    return bool(replaced) and (any(_pattern(o) != _pattern(text) for o in replaced)
+                               or _binds(text))
 
 
 def select(statements: Sequence[Statement], max_chars: int, *,
