@@ -24,7 +24,7 @@ from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.pipeline import CompressionResult, compress
-from ctxmgr.autocontext.record import CALLS_HEADER, FILES_HEADER, SAID_HEADER, is_record_line
+from ctxmgr.autocontext.record import CALLS_HEADER, is_record_line
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.standing import (
     USER_NOTE_HEADER,
@@ -86,8 +86,8 @@ def note_lines(note: Message) -> list[str]:
     its record or its tag."""
     out = []
     for line in note.text.split(USER_NOTE_HEADER, 1)[1].splitlines()[1:]:
-        if line.startswith(("(+", "(nothing", "<!-- CONTEXT_OFFLOAD")) or line in (
-                CALLS_HEADER, FILES_HEADER, SAID_HEADER, "Identifiers in the original:"):
+        if line.startswith(("(+", "(nothing")) or OFFLOAD_TAG_RE.search(line) or \
+                is_record_line(line):
             break
         out.append(line)
     return out
