@@ -48,9 +48,9 @@ def test_delete_session_removes_every_offload_and_memo_of_that_session_only(
 
     removed = delete_session(store, project="p", session="gone")
 
-    assert removed == 3  # one offload, one memo and its index
+    assert removed == 4  # one offload and its search index, one memo and the memo index
     assert _blobs(store, "gone") == 0
-    assert _blobs(store, "kept") == 3 and kept_memos.read("plan") == "plan of kept"
+    assert _blobs(store, "kept") == 4 and kept_memos.read("plan") == "plan of kept"
     if isinstance(store, FileStore):
         assert not (tmp_path / "projects" / "p" / "offload" / "gone").exists()
         assert not (tmp_path / "projects" / "p" / "notes" / "gone").exists()
@@ -79,14 +79,14 @@ def test_prune_removes_sessions_idle_past_the_age_whole_and_keeps_the_rest(
 
     dry = cli("prune", "--older-than", "30d", "--store", tmp_path, "--dry-run")
     assert dry.rc == 0 and dry.out.splitlines()[0] == "p/old"
-    assert _blobs(store, "old") == 3
+    assert _blobs(store, "old") == 4  # an offload and its search index, a memo, the memo index
     run = cli("prune", "--older-than", "30d", "--store", tmp_path)
 
     assert run.rc == 0, run.err
     assert run.out.splitlines()[0] == "p/old"
-    assert run.out.splitlines()[1].startswith("removed 1 session(s), 3 file(s), ")
+    assert run.out.splitlines()[1].startswith("removed 1 session(s), 4 file(s), ")
     assert not any(p.name in ("old", ".~old.lock") for p in tmp_path.rglob("*"))
-    assert _blobs(store, "young") == 3 and _blobs(store, "old-but-touched") == 4
+    assert _blobs(store, "young") == 4 and _blobs(store, "old-but-touched") == 6
     assert MemoStore(store, project="p", session="young").read("plan") == "plan of young"
 
 

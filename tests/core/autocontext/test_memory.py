@@ -256,7 +256,9 @@ def test_json_round_trip_with_a_file_store_keeps_view_originals_and_reload(
     assert again.tokens == mem.tokens
     assert dicts(expand(again.messages, again)) == dicts(h)
     files = sorted(p.name for p in (root / "projects" / "proj" / "offload" / "s1").iterdir())
-    assert files == sorted(f"{e.offload_id}.json" for e in mem.events)
+    # each range: its messages, and its search index beside them
+    assert files == sorted(f"{e.offload_id}{suffix}" for e in mem.events
+                           for suffix in (".json", ".search"))
 
 
 def test_from_json_accepts_the_dict_and_continues_compressing(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import random
 
+import pytest
 from builders import C, call, result, system, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +13,8 @@ from hypothesis import strategies as st
 from ctxmgr import CONTEXT_RELOAD_TOOL, AutoContextConfig, AutoContextMemory, default_counter
 from ctxmgr.autocontext.paging import MIN_PAGE_TOKENS, paginate
 from ctxmgr.autocontext.reload import render_reloaded
+from ctxmgr.session.calibration import Calibration
+from ctxmgr.tokens import TiktokenCounter
 
 
 def compressed_memory() -> tuple[AutoContextMemory, str]:
@@ -32,6 +36,68 @@ def test_pages_join_back_to_the_text_and_each_fits_the_room() -> None:
     assert "".join(pages) == text and len(pages) > 5
     assert all(C.count_text(p) <= 500 for p in pages)
     assert all(p.endswith("\n") for p in pages[:-1])  # cut at line breaks
+
+
+class _Tallied(TiktokenCounter):
+    """The exact counter, keeping how many characters it was asked to count."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(encoding=encoding)
+        self.chars = 0
+
+    def count_text(self, text: str) -> int:
+        self.chars += len(text)
+        return super().count_text(text)
+
+
+def _range_text(rng: random.Random) -> str:
+    """A reload text as tool output makes them: numbered code, blank lines, paths that
+    start lines with '/', a long JSON line, non-ASCII."""
+    rows: list[str] = []
+    for n in range(rng.randrange(200, 900)):
+        kind = rng.random()
+        if kind < 0.5:
+            rows.append(f"{n:6d}\t{'    ' * rng.randrange(3)}x_{rng.randrange(10**6)} = "
+                        f"call(a, {rng.randrange(99)})")
+        elif kind < 0.6:
+            rows.append(" " * rng.randrange(3))
+        elif kind < 0.7:
+            rows.append(f"/usr/lib/python3/{rng.randrange(10**4)}.py:{n}: error")
+        elif kind < 0.75:
+            rows.append(json.dumps({f"k{i}": "v" * rng.randrange(40) for i in range(40)}))
+        else:
+            rows.append(rng.choice(["[tool result id=c1]", "énoncé ünï 中文 🙂", "}", "\t}",
+                                    "- item", "# heading"]))
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_pages_cut_from_line_counts_fit_and_the_range_is_counted_once(encoding: str) -> None:
+    """With a counter whose counts add up line by line, every page still fits when counted
+    on its own, joins back to the text, and ends at a line break unless a line is longer
+    than half a page. Where no line is (the 3,000-token pages here), cutting every page
+    costs one count of the text, where searching each page's end cost 3-4; a page that
+    must cut a long line still searches its end by characters."""
+    rng = random.Random(encoding)
+    scaled = Calibration(ratio=1.35).counter(TiktokenCounter(encoding=encoding))
+    for _ in range(6):
+        text = _range_text(rng)
+        for limit in (150, 700, 3000):
+            counter = _Tallied(encoding)
+            pages = paginate(text, limit, counter)
+            assert "".join(pages) == text
+            assert all(counter.count_text(p) <= limit for p in pages)
+            cut = 0
+            for page in pages[:-1]:  # at a line break, or in a line over half the page
+                cut += len(page)
+                line = text[text.rfind("\n", 0, cut) + 1:text.find("\n", cut)]
+                assert page.endswith("\n") or 2 * len(line) > len(page)
+            tallied = counter.chars - sum(map(len, pages))
+            if limit == 3000:  # no line is longer than half a page
+                assert tallied == len(text)
+            pages = paginate(text, limit, scaled)  # calibrated: scaled counts, still exact
+            assert "".join(pages) == text
+            assert all(scaled.count_text(p) <= limit for p in pages)
 
 
 def test_a_page_is_never_smaller_than_the_floor() -> None:

@@ -18,6 +18,7 @@ from ctxmgr import (
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.prompts import RELOAD_HINT_ID
 from ctxmgr.session import GUIDANCE_ID, SessionEngine, Turn, merge_session_state
+from ctxmgr.session.state import SessionState
 
 
 def config() -> AutoContextConfig:
@@ -124,6 +125,23 @@ def test_a_reported_usage_scales_the_next_counts() -> None:
     pending = merge_session_state(None, {"sent_tokens": turn.sent_tokens})
     assert e.usage(pending, reported=2 * turn.sent_tokens)["sent_tokens"] is None
     assert engine(calibrate=False).usage(turn.state, 5000, turn.sent_tokens) == {}
+
+
+def test_a_new_calibration_keeps_the_ranges_the_session_already_read() -> None:
+    """A reported usage changes the counting ratio, and so the processor; the ranges a
+    search decoded stay decoded (they do not depend on the counter), so the next search
+    does not read the store again."""
+    e, store = engine(), InMemoryStore()
+    turn = prepare(e, history(), None, store)
+    first = e.processor(store, "s", SessionState.from_json(turn.state))
+    assert first.hidden.passages(turn.prompt)  # read once
+    change = e.usage(turn.state, reported=2 * turn.sent_tokens, sent_tokens=turn.sent_tokens)
+    state = merge_session_state(turn.state, change)
+    again = e.processor(store, "s", SessionState.from_json(state))
+    assert again is not first and again.counter is not first.counter
+    assert again.hidden is first.hidden
+    other = e.processor(InMemoryStore(), "s", SessionState.from_json(state))
+    assert other.hidden is not first.hidden  # another store: other ranges
 
 
 def test_the_async_twin_decides_the_same() -> None:

@@ -7,29 +7,42 @@ reload text it starts (to name the page). Stand-ins inside a range are opened in
 place, so a summary of a summary is searched through to the first originals and
 no summary text is ever offered as a match.
 
-Offloaded ranges never change (an id names one content), so each range is read
-and rendered once per session and kept in a small cache, and the last walk is kept
-until the ranges it starts from change (a compression): a search then scans the
-passages without building them again.
+Each range is read from its search index (:mod:`~ctxmgr.autocontext.search_index`),
+or from its blob when it has none. A search passes by, undecoded, every range whose
+index shows it cannot hold what it looks for (:meth:`HiddenOriginals.candidates`).
+Offloaded ranges never change (an id names one content), so a range is decoded once
+per session and kept in a small cache, and the last complete walk is kept until the
+ranges it starts from change (a compression): a search then scans the passages without
+building them again.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
-from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids
 from ctxmgr.autocontext.offload import OffloadStore
-from ctxmgr.autocontext.reload import reload_pages, render_reloaded
+from ctxmgr.autocontext.reload import reload_text_pages
+from ctxmgr.autocontext.search_index import (
+    MessageEntry,
+    RangeIndex,
+    message_entries,
+    stand_in_ids,
+)
 from ctxmgr.errors import OffloadNotFoundError
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import Message
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["HiddenOriginals", "Passage"]
+__all__ = ["HiddenOriginals", "MayHold", "Passage"]
 
 logger = logging.getLogger(__name__)
+
+MayHold = Callable[[RangeIndex], bool]
+"""Whether a range, by its index, may hold what a search looks for (no: the range is not
+decoded, and its passages are left out of that search)."""
 
 _SEPARATOR = "\n\n"
 """What :func:`render_reloaded` puts between two rendered blocks (and so messages)."""
@@ -49,8 +62,7 @@ class Passage:
     """What it is, for the model: ``bash result``, ``bash call``, ``user``, …"""
 
 
-@dataclass(frozen=True, slots=True)
-class _Item:
+class _Item(NamedTuple):
     """One message of a range, as a walk needs it (worked out once, when it is read)."""
 
     inner: str | None
@@ -76,9 +88,12 @@ class _Run:
 
 @dataclass(frozen=True, slots=True)
 class _Range:
-    """One offloaded range, read once: its messages, rendered, and nested ranges."""
+    """One offloaded range, decoded once: its reload text, and its items."""
 
-    messages: tuple[Message, ...]
+    text: str
+    """Its reload text (:func:`render_reloaded` of its messages)."""
+    messages: int
+    """How many messages it holds."""
     parts: tuple[_Run | _Item, ...]
     """Its items, runs of plain ones together (see :func:`_parts`)."""
 
@@ -89,15 +104,22 @@ class HiddenOriginals:
     def __init__(self, offload: OffloadStore, *, max_ranges: int = 4096) -> None:
         self.offload = offload
         self.max_ranges = max_ranges
-        self._ranges: OrderedDict[str, _Range | None] = OrderedDict()
+        self._ranges: OrderedDict[str, _Range] = OrderedDict()
+        self._indexes: OrderedDict[str, RangeIndex] = OrderedDict()
+        """Indexes read and not decoded yet (a search passed their ranges by)."""
+        self._unindexed: set[str] = set()
+        """Ranges whose index was missing or damaged when read: read from their blobs."""
         self._pages: dict[tuple[str, int, int], list[int]] = {}
         self._walked: tuple[tuple[str, ...], list[Passage]] | None = None
         """The last complete walk: the ranges it started from, and its passages."""
 
     def range(self, offload_id: str) -> tuple[Message, ...] | None:
         """The messages of one range (``None``: unknown id, or the store cannot give it)."""
-        got = self._range(offload_id)
-        return None if got is None else got.messages
+        try:
+            return tuple(self.offload.load(offload_id))
+        except Exception as exc:  # any backend failure, as a search reads it: none
+            logger.debug("cannot read offloaded range %s: %r", offload_id, exc)
+            return None
 
     def page_starts(self, offload_id: str, page_tokens: int, counter: TokenCounter
                     ) -> list[int] | None:
@@ -107,11 +129,12 @@ class HiddenOriginals:
         key = (offload_id, page_tokens, id(counter))
         if key in self._pages:
             return self._pages[key]
-        messages = self.range(offload_id)
-        if messages is None:
+        got = self._range(offload_id)
+        if got is None:
             return None
         starts = [0]
-        for page in reload_pages(offload_id, messages, page_tokens, counter)[:-1]:
+        for page in reload_text_pages(offload_id, got.messages, got.text, page_tokens,
+                                      counter)[:-1]:
             starts.append(starts[-1] + len(page))
         self._pages[key] = starts
         while len(self._pages) > self.max_ranges:
@@ -124,7 +147,14 @@ class HiddenOriginals:
 
         A range the store cannot read is left out (a reload of it says why).
         """
-        roots = [oid for m in view for oid in _stand_in_ids(m)]
+        return self.candidates(view, None)[0]
+
+    def candidates(self, view: Sequence[Message], may_hold: MayHold | None
+                   ) -> tuple[list[Passage], int]:
+        """:meth:`passages`, less those of ranges not decoded yet whose index ``may_hold``
+        says no to (``None``: none left out), and how many passages there are in all
+        (what a search searched)."""
+        roots = [oid for m in view for oid in stand_in_ids(m)]
         complete = True
         try:
             roots.extend(sorted(self.offload.ids()))
@@ -134,36 +164,101 @@ class HiddenOriginals:
             complete = False
         key = tuple(roots)
         if self._walked is not None and self._walked[0] == key:
-            return list(self._walked[1])
-        names: dict[str, str] = {}
-        out: list[Passage] = []
-        seen: set[str] = set()
-        unread: list[str] = []
+            return list(self._walked[1]), len(self._walked[1])
+        self._read_indexes(roots)
+        walk = _Walk(self, may_hold)
         for root in roots:
-            out.extend(self._walk(root, seen, names, unread))
-        if complete and not unread:  # a range not read now may be readable later
-            self._walked = (key, out)
-        return list(out)
+            walk.root(root)
+        if complete and not walk.unread and not walk.passed:  # a range not read now
+            self._walked = (key, walk.out)                    # may be readable later
+        return list(walk.out), len(walk.out) + walk.passed
 
-    def _walk(self, root: str, seen: set[str], names: dict[str, str], unread: list[str]
-              ) -> list[Passage]:
-        """The originals of ``root``, nested ranges opened in place (an explicit stack:
-        a summary of a summary may nest deeply); ranges that cannot be read go to
-        ``unread``."""
-        out: list[Passage] = []
+    def _read_indexes(self, ids: Sequence[str]) -> None:
+        """Read the indexes of the ranges not cached yet, at once where the store can."""
+        todo = [oid for oid in dict.fromkeys(ids) if oid not in self._ranges
+                and oid not in self._indexes and oid not in self._unindexed]
+        for oid, raw in self.offload.load_indexes(todo).items():
+            if raw is None or self._keep_index(oid, raw) is None:
+                self._unindexed.add(oid)
+
+    def _keep_index(self, offload_id: str, raw: bytes) -> RangeIndex | None:
+        try:
+            index = RangeIndex(offload_id, raw)
+        except (ValueError, TypeError, RecursionError) as exc:  # damaged: the blob has it
+            logger.warning("the search index of %s is damaged (%s); its messages are read "
+                           "instead", offload_id, exc)
+            return None
+        self._indexes[offload_id] = index
+        while len(self._indexes) > self.max_ranges:
+            self._indexes.popitem(last=False)
+        return index
+
+    def _open(self, offload_id: str, may_hold: MayHold | None
+              ) -> _Range | RangeIndex | None:
+        """The range decoded; or its index, when ``may_hold`` says no to it; ``None`` when
+        it cannot be read."""
+        if offload_id in self._ranges:
+            self._ranges.move_to_end(offload_id)
+            return self._ranges[offload_id]
+        index = self._indexes.get(offload_id)
+        if index is None and offload_id not in self._unindexed:
+            raw = self.offload.load_index(offload_id)
+            index = None if raw is None else self._keep_index(offload_id, raw)
+        if index is not None and may_hold is not None and not may_hold(index):
+            return index
+        return self._range(offload_id, index)
+
+    def _range(self, offload_id: str, index: RangeIndex | None = None) -> _Range | None:
+        """The range decoded (from ``index`` when given), read once."""
+        if offload_id in self._ranges:
+            self._ranges.move_to_end(offload_id)
+            return self._ranges[offload_id]
+        index = index or self._indexes.get(offload_id)
+        built = None
+        if index is not None:
+            try:
+                entries, text = index.entries()
+                built = _build(offload_id, entries, text)
+            except (ValueError, TypeError, RecursionError) as exc:
+                logger.warning("the search index of %s is damaged (%s); its messages are "
+                               "read instead", offload_id, exc)
+            self._indexes.pop(offload_id, None)
+        if built is None:
+            try:
+                messages = self.offload.load(offload_id)
+            except OffloadNotFoundError:
+                return None  # not cached: it may be written later
+            except Exception as exc:  # any backend failure: search the rest; not cached
+                logger.warning("cannot read offloaded range %s: %r", offload_id, exc)
+                return None
+            entries = message_entries(messages)
+            built = _build(offload_id, entries,
+                           _SEPARATOR.join(e.text for e in entries if e.text))
+        self._ranges[offload_id] = built
+        while len(self._ranges) > self.max_ranges:
+            self._ranges.popitem(last=False)
+        return built
+
+
+class _Walk:
+    """One walk over the ranges: their passages in order, nested ranges opened in place
+    (an explicit stack: a summary of a summary may nest deeply)."""
+
+    def __init__(self, hidden: HiddenOriginals, may_hold: MayHold | None) -> None:
+        self.hidden = hidden
+        self.may_hold = may_hold
+        self.out: list[Passage] = []
+        self.passed = 0
+        """Passages of the ranges passed by (they cannot hold what is looked for)."""
+        self.unread: list[str] = []
+        self.seen: set[str] = set()
+        self.names: dict[str, str] = {}
+        """The tool name of each call met so far, to label a result in a later range."""
+
+    def root(self, root: str) -> None:
         stack: list[Iterator[_Run | _Item]] = []
-
-        def open_range(oid: str) -> None:
-            if oid in seen:
-                return
-            seen.add(oid)
-            got = self._range(oid)
-            if got is None:
-                unread.append(oid)
-            else:
-                stack.append(iter(got.parts))
-
-        open_range(root)
+        self._open(root, stack)
+        names, out = self.names, self.out
         while stack:
             part = next(stack[-1], None)
             if part is None:
@@ -175,48 +270,41 @@ class HiddenOriginals:
                 if part.uses:
                     names.update(part.uses)
                 if part.inner is not None:
-                    open_range(part.inner)
+                    self._open(part.inner, stack)
                 elif part.passage is not None:
                     if part.call is not None and part.call in names:
                         out.append(replace(part.passage, label=f"{names[part.call]} result"))
                     else:
                         out.append(part.passage)
-        return out
 
-    def _range(self, offload_id: str) -> _Range | None:
-        if offload_id in self._ranges:
-            self._ranges.move_to_end(offload_id)
-            return self._ranges[offload_id]
-        try:
-            messages = tuple(self.offload.load(offload_id))
-        except OffloadNotFoundError:
-            return None  # not cached: it may be written later
-        except Exception as exc:  # any backend failure: search the rest; not cached
-            logger.warning("cannot read offloaded range %s: %r", offload_id, exc)
-            return None
-        items: list[_Item] = []
-        names: dict[str, str] = {}  # the range's own calls, to label its results
-        offset = 0
-        for m in messages:
-            inner = next(iter(_stand_in_ids(m)), None)
-            uses = tuple((use.id, use.name) for use in m.tool_uses)
-            names.update(uses)
-            text = render_reloaded([m])
-            passage: Passage | None = None
-            call: str | None = None
-            if inner is None and text:
-                passage = Passage(text=text, source=offload_id, offset=offset,
-                                  label=_label(m, names))
-                results = m.tool_results
-                if results and results[0].tool_use_id not in names:
-                    call = results[0].tool_use_id
-            items.append(_Item(inner=inner, uses=uses, passage=passage, call=call))
-            if text:
-                offset += len(text) + len(_SEPARATOR)
-        self._ranges[offload_id] = _Range(messages=messages, parts=_parts(items))
-        while len(self._ranges) > self.max_ranges:
-            self._ranges.popitem(last=False)
-        return self._ranges[offload_id]
+    def _open(self, offload_id: str, stack: list[Iterator[_Run | _Item]]) -> None:
+        if offload_id in self.seen:
+            return
+        self.seen.add(offload_id)
+        got = self.hidden._open(offload_id, self.may_hold)
+        if got is None:
+            self.unread.append(offload_id)
+        elif isinstance(got, RangeIndex):  # passed by: its calls named, its nested opened
+            self.names.update(got.uses)
+            self.passed += got.shown
+            stack.append(iter([_Item(inner=oid, uses=(), passage=None, call=None)
+                               for oid in got.inner]))
+        else:
+            stack.append(iter(got.parts))
+
+
+def _build(offload_id: str, entries: Sequence[MessageEntry], text: str) -> _Range:
+    """A range decoded: each message's passage (where it starts in ``text``) and item."""
+    items: list[_Item] = []
+    offset = 0
+    for e in entries:
+        passage: Passage | None = None
+        if e.inner is None and e.text:
+            passage = Passage(text=e.text, source=offload_id, offset=offset, label=e.label)
+        items.append(_Item(e.inner, e.uses, passage, e.call if passage is not None else None))
+        if e.text:
+            offset += len(e.text) + len(_SEPARATOR)
+    return _Range(text=text, messages=len(entries), parts=_parts(items))
 
 
 def _parts(items: Sequence[_Item]) -> tuple[_Run | _Item, ...]:
@@ -239,26 +327,3 @@ def _parts(items: Sequence[_Item]) -> tuple[_Run | _Item, ...]:
     if passages or uses:
         out.append(_Run(tuple(passages), uses))
     return tuple(out)
-
-
-def _stand_in_ids(m: Message) -> Iterable[str]:
-    """The offload ids a message stands for: its marker's, else the tags it carries."""
-    marker = CompressedMarker.of(m)
-    if marker is not None and marker.offload_id:
-        return (marker.offload_id,)
-    if marker is None:
-        return ()
-    return [oid for b in m.content if isinstance(b, TextBlock | ToolResultBlock)
-            for oid in find_offload_ids(b.text)]
-
-
-def _label(m: Message, names: dict[str, str]) -> str:
-    """What a passage is, as the model knows it: the role, or the tool result's call."""
-    results = m.tool_results
-    if results:
-        name = names.get(results[0].tool_use_id)
-        return f"{name} result" if name else "tool result"
-    uses = [b.name for b in m.content if isinstance(b, ToolUseBlock)]
-    if m.role == "assistant" and uses:
-        return f"assistant, {', '.join(dict.fromkeys(uses))} call"
-    return m.role

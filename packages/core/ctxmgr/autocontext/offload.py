@@ -10,17 +10,26 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import re
 import uuid
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
+from ctxmgr.autocontext.search_index import encode_index
 from ctxmgr.errors import InvalidMessageError, OffloadNotFoundError, StoreError
 from ctxmgr.messages import Message, message_from_dict, message_problem, message_to_dict
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
 
-__all__ = ["OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
+__all__ = ["BLOB_SUFFIX", "INDEX_SUFFIX", "OFFLOAD_TAG_RE", "OffloadStore", "offload_tag"]
+
+logger = logging.getLogger(__name__)
+
+BLOB_SUFFIX = ".json"
+"""A range's messages are stored under its offload id and this."""
+INDEX_SUFFIX = ".search"
+"""Its search index (:mod:`~ctxmgr.autocontext.search_index`) under its id and this."""
 
 
 class OffloadStore:
@@ -49,8 +58,13 @@ class OffloadStore:
         blob = json.dumps([message_to_dict(m) for m in messages], sort_keys=True)
         return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
 
-    def save(self, messages: Sequence[Message], offload_id: str | None = None) -> str:
-        """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id.
+    def save(self, messages: Sequence[Message], offload_id: str | None = None, *,
+             index: bool = True) -> str:
+        """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id;
+        then, with ``index``, the range's search index
+        (:mod:`~ctxmgr.autocontext.search_index`). The index only saves a search time: when
+        it cannot be written, the range is searched from its blob, so that failure is
+        logged, not raised.
 
         Raises:
             StoreError: the store failed, whatever it raised (after :attr:`retry`).
@@ -58,10 +72,43 @@ class OffloadStore:
         offload_id = offload_id or self.new_id()
         blob = {"id": offload_id, "messages": [message_to_dict(m) for m in messages]}
         data = json.dumps(blob).encode("ascii")  # \u escapes keep lone surrogates
-        key = f"{offload_id}.json"
+        key = f"{offload_id}{BLOB_SUFFIX}"
         self.retry.call(lambda: self.store.put(self.namespace, key, data), store=self.store,
                         action=f"write offloaded messages {self._label(key)}")
+        if index:
+            self._put_index(offload_id, encode_index(offload_id, messages))
         return offload_id
+
+    def _put_index(self, offload_id: str, index: bytes) -> None:
+        """Write a range's search index: one try (a range without one is searched from its
+        messages, so a failing store is not waited on again for it)."""
+        key = f"{offload_id}{INDEX_SUFFIX}"
+        try:
+            self.store.put(self.namespace, key, index)
+        except Exception as exc:  # any backend failure: the blob has everything
+            logger.warning("could not write search index %s (%r); the range is searched from "
+                           "its messages instead", self._label(key), exc)
+
+    def load_index(self, offload_id: str) -> bytes | None:
+        """The search index saved beside ``offload_id``'s blob (``None``: there is none,
+        or the store failed: the blob still has everything)."""
+        key = f"{offload_id}{INDEX_SUFFIX}"
+        try:
+            return self.store.get(self.namespace, key)
+        except Exception as exc:  # any backend failure: the blob is read instead
+            logger.warning("cannot read search index %s: %r", self._label(key), exc)
+            return None
+
+    def load_indexes(self, offload_ids: Sequence[str]) -> dict[str, bytes | None]:
+        """:meth:`load_index` of each of ``offload_ids``, in one round trip where the store
+        reads many at once (``{}`` when it fails: each is read on its own later)."""
+        keys = [f"{oid}{INDEX_SUFFIX}" for oid in offload_ids]
+        try:
+            got = self.store.get_many(self.namespace, keys)
+        except Exception as exc:  # any backend failure: read them one by one
+            logger.warning("cannot read the search indexes of %s: %r", self._label(""), exc)
+            return {}
+        return {oid: got.get(key) for oid, key in zip(offload_ids, keys, strict=True)}
 
     def load(self, offload_id: str) -> list[Message]:
         """The messages saved under ``offload_id``, exactly as they were.
@@ -73,7 +120,7 @@ class OffloadStore:
         """
         if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
             raise OffloadNotFoundError(str(offload_id))
-        key = f"{offload_id}.json"
+        key = f"{offload_id}{BLOB_SUFFIX}"
         data = self.retry.call(lambda: self.store.get(self.namespace, key), store=self.store,
                                action=f"read offloaded messages {self._label(key)}")
         if data is None:
@@ -122,20 +169,22 @@ class OffloadStore:
         Raises:
             StoreError: the store failed (after :attr:`retry`).
         """
-        key = f"{offload_id}.json"
+        key = f"{offload_id}{BLOB_SUFFIX}"
         return self.retry.call(lambda: self.store.get(self.namespace, key), store=self.store,
                                action=f"read {self._label(key)}") is not None
 
     def discard(self, offload_id: str) -> None:
-        """Remove the blob of a compression that was never applied (best effort, one try)."""
-        with contextlib.suppress(Exception):
-            self.store.delete(self.namespace, f"{offload_id}.json")
+        """Remove the blob of a compression that was never applied, and its search index
+        (best effort, one try each)."""
+        for suffix in (BLOB_SUFFIX, INDEX_SUFFIX):
+            with contextlib.suppress(Exception):
+                self.store.delete(self.namespace, f"{offload_id}{suffix}")
 
     def ids(self) -> list[str]:
         """Every offload id of the session. Raises ``StoreError`` (after :attr:`retry`)."""
         keys = self.retry.call(lambda: self.store.keys(self.namespace), store=self.store,
                                action=f"list {self._label('')}")
-        return [k.removesuffix(".json") for k in keys]
+        return [k.removesuffix(BLOB_SUFFIX) for k in keys if k.endswith(BLOB_SUFFIX)]
 
 
 def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:

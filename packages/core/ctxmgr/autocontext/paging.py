@@ -4,38 +4,133 @@ A compressed range can hold hundreds of messages: returned whole, a reload
 would push the prompt past the window it was compressed to fit. The rendered
 originals are cut into pages that each fit the room the caller names, at line
 breaks where possible, and the model is told how to ask for the next one.
+
+With a counter whose counts add up line by line (:meth:`TokenCounter.line_sum`, the
+tiktoken encodings), the text is counted once, line by line, and a page ends at the
+last line start (:data:`~ctxmgr.tokens.LINE_START`) that fits: cutting every page of
+a range costs one count of it. Otherwise each page's end is searched for by counting
+prefixes of it.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from ctxmgr.tokens import TokenCounter
+from ctxmgr.tokens import LINE_START, TokenCounter
 
-__all__ = ["MIN_PAGE_TOKENS", "paginate"]
+__all__ = ["MIN_PAGE_TOKENS", "LineCounts", "line_counts", "paginate"]
 
 MIN_PAGE_TOKENS = 100
 """Smallest page: with less room than this the model would never make progress, so a
 page this size is returned anyway (the compressor's trigger leaves far more headroom)."""
 
 
-def paginate(text: str, page_tokens: int, counter: TokenCounter) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class LineCounts:
+    """A text's token counts at its line starts, from one count of each line."""
+
+    starts: list[int]
+    """Every :data:`~ctxmgr.tokens.LINE_START` cut of the text, in order."""
+    before: list[int]
+    """The line counter's tokens of the text before each of :attr:`starts`."""
+    whole: int
+    """Its tokens of the whole text."""
+    counter: TokenCounter
+    """The counter whose counts add up (see :meth:`TokenCounter.line_sum`)."""
+    tokens: Callable[[int], int]
+    """Its sum as the counter asked counts it."""
+
+    @property
+    def total(self) -> int:
+        """The text's tokens, as the counter asked counts them."""
+        return self.tokens(self.whole)
+
+
+def line_counts(text: str, counter: TokenCounter) -> LineCounts | None:
+    """``text`` counted line by line (``None``: ``counter``'s counts do not add up so)."""
+    line_sum = counter.line_sum()
+    if line_sum is None:
+        return None
+    base, tokens = line_sum
+    count = base.count_text
+    starts: list[int] = []
+    before: list[int] = []
+    at = seen = 0
+    for m in LINE_START.finditer(text):
+        cut = m.end()
+        seen += count(text[at:cut])
+        starts.append(cut)
+        before.append(seen)
+        at = cut
+    return LineCounts(starts, before, seen + count(text[at:]), base, tokens)
+
+
+def paginate(text: str, page_tokens: int, counter: TokenCounter, *,
+             lines: LineCounts | None = None) -> list[str]:
     """``text`` cut into pages of at most ``page_tokens`` tokens (at least one page).
 
     Pages end at a line break when one falls in their second half, so a line is
     rarely split; joined back together they give ``text`` exactly.
+
+    Args:
+        lines: ``text``'s :func:`line_counts`, when the caller has them (else counted
+            here, when ``counter``'s counts add up).
     """
     limit = max(page_tokens, MIN_PAGE_TOKENS)
     if not text:
         return [text]
+    if lines is None:
+        lines = line_counts(text, counter)
     pages: list[str] = []
-    rest = text
-    while rest:
-        cut = _page_end(rest, limit, counter)
-        pages.append(rest[:cut])
-        rest = rest[cut:]
+    start = 0
+    while start < len(text):
+        cut = _line_page_end(text, start, limit, lines) if lines is not None else None
+        if cut is None:
+            cut = start + _page_end(text[start:], limit, counter)
+        pages.append(text[start:cut])
+        start = cut
     return pages
+
+
+def _line_page_end(text: str, start: int, limit: int, lines: LineCounts) -> int | None:
+    """Where the page from ``start`` ends: the end of the text if the rest fits, else the
+    last line start that fits, when it is in the second half of the next one (``None``:
+    it is not, or none fits; a long line is then cut by :func:`_page_end`)."""
+    starts, before = lines.starts, lines.before
+    i = bisect.bisect_right(starts, start)  # the first line start after ``start``
+    if i == len(starts):
+        return None if lines.tokens(_tail(text, start, lines)) > limit else len(text)
+    # tokens from ``start`` to a line start j >= i are before[j] - base
+    if start == 0:
+        base = 0
+    elif i > 0 and starts[i - 1] == start:
+        base = before[i - 1]
+    else:  # a page that began inside a line: the piece up to the next line start
+        base = before[i] - lines.counter.count_text(text[start:starts[i]])
+
+    def fits(tokens: int) -> bool:
+        return lines.tokens(tokens) <= limit
+
+    if fits(lines.whole - base):
+        return len(text)
+    if not fits(before[i] - base):
+        return None
+    lo, hi = i, len(starts)  # starts[lo] fits; the first that does not is in (lo, hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(before[mid] - base) else (lo, mid)
+    end = starts[lo]
+    over = starts[hi] if hi < len(starts) else len(text)
+    return end if end - start - 1 >= (over - start) // 2 else None
+
+
+def _tail(text: str, start: int, lines: LineCounts) -> int:
+    """Line-counter tokens of ``text[start:]`` when no line start follows ``start``."""
+    if lines.starts and lines.starts[-1] == start:
+        return lines.whole - lines.before[-1]
+    return lines.counter.count_text(text[start:])
 
 
 def _page_end(text: str, limit: int, counter: TokenCounter) -> int:

@@ -14,7 +14,6 @@ Two rules hold for every caller (``AutoContextMemory`` and every framework adapt
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,17 +21,17 @@ from typing import Any
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.offload import OffloadStore
-from ctxmgr.autocontext.paging import paginate
+from ctxmgr.autocontext.paging import LineCounts, line_counts, paginate
+from ctxmgr.autocontext.reload_text import render_reloaded
 from ctxmgr.errors import OffloadNotFoundError, StoreError
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from ctxmgr.messages import thaw as _thaw
+from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_guard import never_raises
 from ctxmgr.tool_input import parse_tool_input
 
 __all__ = ["CONTEXT_RELOAD_TOOL", "ReloadAnswer", "answer_reload", "handle_reload_call",
-           "reload_floor", "reload_pages", "reload_room", "reloaded_size",
+           "reload_floor", "reload_pages", "reload_room", "reload_text_pages", "reloaded_size",
            "render_reloaded"]
 
 logger = logging.getLogger(__name__)
@@ -65,21 +64,6 @@ _JOIN_SLACK_TOKENS = 4
 
 _USAGE = ('expected {"uuid": "<id from a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag>", '
           '"page": <optional page number, from 1>}')
-
-
-def render_reloaded(messages: list[Message]) -> str:
-    """Originals as text for the model: role headers, tool calls, verbatim contents."""
-    parts: list[str] = []
-    for m in messages:
-        for b in m.content:
-            if isinstance(b, TextBlock):
-                parts.append(f"[{m.role}]\n{b.text}")
-            elif isinstance(b, ToolUseBlock):
-                args = json.dumps(_thaw(b.input), ensure_ascii=False)
-                parts.append(f"[{m.role} tool call id={b.id}] {b.name} {args}")
-            elif isinstance(b, ToolResultBlock):
-                parts.append(f"[tool result id={b.tool_use_id}]\n{b.text}")
-    return "\n\n".join(parts)
 
 
 def reload_room(config: AutoContextConfig, used_tokens: int) -> int:
@@ -165,11 +149,12 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | 
     text = render_reloaded(messages)
     room = (page_tokens or {}).get(uuid, reload_room)
     counter = counter or default_counter()
-    header = _header(uuid, messages, text, counter)
+    lines = line_counts(text, counter) if room is not None else None
+    header = _header(uuid, len(messages), text, counter, lines)
     if room is None:
         return ReloadAnswer(uuid=uuid, text=f"{header}:\n\n{text}" if page == 1 else (
             f"Error: uuid {uuid} has only one page; call context_reload without page."))
-    pages = _paginate(uuid, header, text, room, counter)
+    pages = _paginate(uuid, header, text, room, counter, lines)
     if page > len(pages):
         return ReloadAnswer(uuid=uuid, page_tokens=room,
                             text=f"Error: uuid {uuid} has {len(pages)} page(s); ask for "
@@ -185,9 +170,17 @@ def reload_pages(offload_id: str, messages: Sequence[Message], room: int,
     """The pages ``context_reload`` cuts the range ``messages`` into for ``room`` tokens:
     joined, they are :func:`render_reloaded` of the range (``context_search`` uses them
     to name the page a match is on)."""
-    text = render_reloaded(list(messages))
-    return _paginate(offload_id, _header(offload_id, messages, text, counter), text, room,
-                     counter)
+    return reload_text_pages(offload_id, len(messages), render_reloaded(list(messages)), room,
+                             counter)
+
+
+def reload_text_pages(offload_id: str, message_count: int, text: str, room: int,
+                      counter: TokenCounter) -> list[str]:
+    """:func:`reload_pages` of a range of ``message_count`` messages whose reload text
+    (:func:`render_reloaded`) is ``text``."""
+    lines = line_counts(text, counter)
+    return _paginate(offload_id, _header(offload_id, message_count, text, counter, lines), text,
+                     room, counter, lines)
 
 
 def reloaded_size(text: str, counter: TokenCounter) -> tuple[int, int]:
@@ -196,20 +189,23 @@ def reloaded_size(text: str, counter: TokenCounter) -> tuple[int, int]:
     return len(text), counter.count_text(text)
 
 
-def _header(uuid: str, messages: Sequence[Message], text: str, counter: TokenCounter) -> str:
-    """The first line of a reload answer: what the range is, with its true size."""
-    chars, tokens = reloaded_size(text, counter)
-    return (f"Reloaded {len(messages)} original message(s) for uuid {uuid} "
+def _header(uuid: str, message_count: int, text: str, counter: TokenCounter,
+            lines: LineCounts | None = None) -> str:
+    """The first line of a reload answer: what the range is, with its true size (its
+    tokens from ``lines`` when counted so)."""
+    chars, tokens = (len(text), lines.total) if lines is not None else reloaded_size(text,
+                                                                                    counter)
+    return (f"Reloaded {message_count} original message(s) for uuid {uuid} "
             f"({chars:,} characters, {tokens:,} tokens)")
 
 
-def _paginate(uuid: str, header: str, text: str, room: int, counter: TokenCounter
-              ) -> list[str]:
+def _paginate(uuid: str, header: str, text: str, room: int, counter: TokenCounter,
+              lines: LineCounts | None) -> list[str]:
     # The note names the uuid again (32 hex digits are many tokens to a BPE): count it as
     # the longest it can be, page numbers of five digits.
     note = _page_note(uuid, 99_999, 99_999, more=True)
     return paginate(text, room - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,
-                    counter)
+                    counter, lines=lines)
 
 
 def _page_note(uuid: str, page: int, pages: int, *, more: bool) -> str:

@@ -34,7 +34,7 @@ from typing import Any
 
 import regex
 
-from ctxmgr.autocontext.hidden import HiddenOriginals, Passage
+from ctxmgr.autocontext.hidden import HiddenOriginals, MayHold, Passage
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.tokens import TokenCounter, default_counter
@@ -198,19 +198,30 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
         page = bisect.bisect_right(starts, p.offset + offset)
         return f"uuid={p.source} page {page} of {len(starts)}"
 
-    passages = [*hidden.passages(view), *extra]
-    text = answer_search(passages, tool_input, room=room, counter=counter, where=where)
+    def lookup(may_hold: MayHold | None) -> tuple[list[Passage], int]:
+        found, searched = hidden.candidates(view, may_hold)
+        return [*found, *extra], searched + len(extra)
+
+    text = answer_search(lookup, tool_input, room=room, counter=counter, where=where)
     return SearchAnswer(text=text, page_tokens=named)
 
 
+Lookup = Callable[[MayHold | None], tuple[Sequence[Passage], int]]
+"""(whether a range may hold the match, or ``None``) -> the passages (oldest first) of
+the ranges that may (``None``: every one), and how many passages there are in all: a
+lookup may leave out, undecoded, ranges it can tell cannot
+(:meth:`HiddenOriginals.candidates`)."""
+
+
 @never_raises("context_search", str)
-def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | None = None,
-                  counter: TokenCounter | None = None, where: Where | None = None,
-                  wording: SearchWording | None = None) -> str:
+def answer_search(passages: Sequence[Passage] | Lookup, tool_input: Any, *,
+                  room: int | None = None, counter: TokenCounter | None = None,
+                  where: Where | None = None, wording: SearchWording | None = None) -> str:
     """Answer one ``context_search`` call over ``passages`` (oldest first). Never raises.
 
     Args:
-        passages: what the agent no longer sees (see :mod:`ctxmgr.autocontext.hidden`).
+        passages: what the agent no longer sees (see :mod:`ctxmgr.autocontext.hidden`),
+            or a :data:`Lookup` of it.
         tool_input: ``{"query", "regex", "max_results", "page"}`` as a mapping or JSON.
         room: tokens the answer may take beside the prompt (capped at
             :data:`SEARCH_MAX_TOKENS`); ``None``: that cap.
@@ -226,14 +237,19 @@ def answer_search(passages: Sequence[Passage], tool_input: Any, *, room: int | N
     # a page never holds more hits than the cap has room for at their smallest
     query = replace(query, per_page=max(1, min(query.per_page, cap // _SMALLEST_HIT_TOKENS)),
                     asked=query.per_page)
+    lookup = passages if callable(passages) else _everything(passages)
     try:
-        hits, total, folded = _find(passages, query)
+        hits, total, folded, searched = _find(lookup, query)
     except TimeoutError:
         return (f"Error: the regular expression {query.text!r:.80} took longer than "
                 f"{REGEX_SECONDS:g} s; make it simpler, or search for a literal word in it.")
     counter = counter or default_counter()
-    return _render(query, hits, total, folded, len(passages), cap, counter,
+    return _render(query, hits, total, folded, searched, cap, counter,
                    where or _default_where, wording or TOOL_WORDING)
+
+
+def _everything(passages: Sequence[Passage]) -> Lookup:
+    return lambda _: (passages, len(passages))
 
 
 def _parse(tool_input: Any) -> _Query | str:
@@ -270,22 +286,39 @@ def _parse(tool_input: Any) -> _Query | str:
                   page=numbers["page"])
 
 
-def _find(passages: Sequence[Passage], query: _Query) -> tuple[list[_Hit], int, bool]:
+def _find(lookup: Lookup, query: _Query) -> tuple[list[_Hit], int, bool, int]:
     """Hits up to the requested page (newest passage first), the number of matching lines
-    (counted up to :data:`MAX_COUNTED`), and whether only a case-folded match was found.
+    (counted up to :data:`MAX_COUNTED`), whether only a case-folded match was found, and
+    how many passages were searched.
 
     Raises:
         TimeoutError: a regular expression ran past :data:`REGEX_SECONDS`.
     """
     want = query.page * query.per_page
+    deadline = time.monotonic() + REGEX_SECONDS
     if query.regex:
-        return (*_collect(_regex_matches(passages, regex.compile(query.text)), want), False)
+        pattern = regex.compile(query.text)
+        passages, searched = lookup(_pattern_filter(pattern, deadline))
+        return (*_collect(_regex_matches(passages, pattern, deadline), want), False, searched)
+    needle = query.text.encode("utf-8", "surrogatepass")
+    passages, searched = lookup(lambda index: index.may_hold(needle))
     hits, total = _collect(_literal_matches(passages, query.text), want)
     if total:
-        return hits, total, False
+        return hits, total, False, searched
     folded = regex.compile(regex.escape(query.text), regex.IGNORECASE)
-    hits, total = _collect(_regex_matches(passages, folded), want)
-    return hits, total, bool(total)
+    passages, searched = lookup(_pattern_filter(folded, deadline))
+    hits, total = _collect(_regex_matches(passages, folded, deadline), want)
+    return hits, total, bool(total), searched
+
+
+def _pattern_filter(pattern: regex.Pattern[str], deadline: float) -> MayHold | None:
+    """Whether a range may hold a match of ``pattern``: a match in its whole reload text.
+    A pattern that finds in passages joined what it finds in each alone
+    (:func:`_joinable`) matches the range's text wherever it matches one of its
+    passages; any other is looked for in every passage (``None``)."""
+    if not _joinable(pattern.pattern):
+        return None
+    return lambda index: pattern.search(index.text(), timeout=_left(deadline)) is not None
 
 
 _Match = tuple[Passage, int, int, tuple[int, int]]
@@ -325,10 +358,11 @@ def _new_line(seen: set[str], body: str, start: int, end: int) -> bool:
     return True
 
 
-def _regex_matches(passages: Sequence[Passage], pattern: regex.Pattern[str]
-                   ) -> Iterator[_Match]:
-    """Raises TimeoutError past :data:`REGEX_SECONDS` from the first match asked for."""
-    deadline = time.monotonic() + REGEX_SECONDS
+def _regex_matches(passages: Sequence[Passage], pattern: regex.Pattern[str],
+                   deadline: float | None = None) -> Iterator[_Match]:
+    """Raises TimeoutError past ``deadline`` (default: :data:`REGEX_SECONDS` from the
+    first match asked for)."""
+    deadline = deadline if deadline is not None else time.monotonic() + REGEX_SECONDS
     newest_first = passages[::-1]
     size = _CHUNK if _joinable(pattern.pattern) else 1
     for k in range(0, len(newest_first), size):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxmgr.messages import Message
-from ctxmgr.tokens import TokenCounter
+from ctxmgr.tokens import LineSum, TokenCounter
 
 __all__ = ["MAX_RATIO", "MIN_RATIO", "Calibration", "ScaledCounter"]
 
@@ -45,6 +45,14 @@ class ScaledCounter(TokenCounter):
 
     def count_text(self, text: str) -> int:
         return math.ceil(self.base.count_text(text) * self.ratio)
+
+    def line_sum(self) -> LineSum | None:
+        inner = self.base.line_sum()
+        if inner is None:
+            return None
+        counter, total = inner
+        ratio = self.ratio
+        return counter, lambda tokens: math.ceil(total(tokens) * ratio)
 
     def count_uncached(self, message: Message) -> int:
         return math.ceil(self.base.count(message) * self.ratio)

@@ -246,6 +246,11 @@ class SessionEngine:
                 self.config, counter=counter, summarizer=self.summarizer, store=store,
                 project=self.project, session=session, on_event=self.on_event,
                 store_retry=self.store_retry, summary_cooldown=self.summary_cooldown)
+            # a new calibration ratio: the ranges read for the old one are the same ranges
+            twin = next((p for k, (s, p) in self._processors.items()
+                         if k[:2] == key[:2] and s is store), None)
+            if twin is not None:
+                processor.hidden = twin.hidden
             self._processors[key] = (store, processor)  # the store is held: its id stays
             while len(self._processors) > self.max_sessions:
                 self._processors.popitem(last=False)

@@ -11,11 +11,13 @@
 
 from ctxmgr.tokens.bpe import encoding_name_for_model
 from ctxmgr.tokens.counters import (
+    LINE_START,
     PER_MESSAGE,
     PER_REQUEST,
     PER_TOOL_CALL,
     ApproximateCounter,
     CallableCounter,
+    LineSum,
     TiktokenCounter,
     TokenCounter,
     default_counter,
@@ -23,11 +25,13 @@ from ctxmgr.tokens.counters import (
 from ctxmgr.tokens.tally import TokenTally
 
 __all__ = [
+    "LINE_START",
     "PER_MESSAGE",
     "PER_REQUEST",
     "PER_TOOL_CALL",
     "ApproximateCounter",
     "CallableCounter",
+    "LineSum",
     "TiktokenCounter",
     "TokenCounter",
     "TokenTally",

@@ -37,7 +37,8 @@ import tiktoken
 
 from ctxmgr.errors import ConfigError
 
-__all__ = ["ENCODING_NAMES", "encoding_name_for_model", "load_encoding"]
+__all__ = ["ENCODING_NAMES", "encoding_name_for_model", "load_encoding",
+           "splits_at_line_starts"]
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +100,14 @@ ENCODING_NAMES: tuple[str, ...] = tuple(_SPECS)
 _O200K_MODEL = re.compile(
     r"(?:^|[/:.])(?:chatgpt-4o|gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4)(?![a-z0-9])"
 )
+
+
+def splits_at_line_starts(encoding: tiktoken.Encoding) -> bool:
+    """Whether ``encoding`` pre-tokenizes as ``cl100k_base`` or ``o200k_base`` do: then
+    counts of a text cut at :data:`ctxmgr.tokens.counters.LINE_START` add up (checked on
+    generated text in the tests)."""
+    spec = _SPECS.get(encoding.name)
+    return spec is not None and getattr(encoding, "_pat_str", None) == spec.pat_str
 
 
 def encoding_name_for_model(model: str | None) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
@@ -34,14 +35,16 @@ from ctxmgr.messages import (
     ToolUseBlock,
     thaw,
 )
-from ctxmgr.tokens.bpe import encoding_name_for_model, load_encoding
+from ctxmgr.tokens.bpe import encoding_name_for_model, load_encoding, splits_at_line_starts
 
 __all__ = [
+    "LINE_START",
     "PER_MESSAGE",
     "PER_REQUEST",
     "PER_TOOL_CALL",
     "ApproximateCounter",
     "CallableCounter",
+    "LineSum",
     "TiktokenCounter",
     "TokenCounter",
     "default_counter",
@@ -53,6 +56,17 @@ PER_TOOL_CALL = 3
 """Framing of one tool call on top of its id, name and arguments."""
 PER_REQUEST = 3
 """Every reply is primed with ``<|start|>assistant<|message|>``."""
+
+LINE_START = re.compile(r"\n(?=[ \t]*[!-.0-~])")
+"""Where a text may be cut so that token counts add up: after a line break whose next
+line starts, past its spaces and tabs, with a printable ASCII character other than
+``/``. The pre-tokenizers of ``cl100k_base`` and ``o200k_base`` always split there (no
+piece runs over a line break into such a line), and BPE merges stay inside a piece."""
+
+LineSum = tuple["TokenCounter", Callable[[int], int]]
+"""(a counter whose counts of the pieces of a text cut at :data:`LINE_START` add up to
+its count of the text, what that sum is as the counter asked): see
+:meth:`TokenCounter.line_sum`."""
 
 
 # --------------------------------------------------------------------------- interface
@@ -75,6 +89,16 @@ class TokenCounter(ABC):
     @abstractmethod
     def count_text(self, text: str) -> int:
         """Tokens of a plain string."""
+
+    def line_sum(self) -> LineSum | None:
+        """How this counter's count of a text follows from counting its lines apart, when
+        it does (:data:`LineSum`); ``None``, the default, when that is not known.
+
+        Paging uses it: a long text is counted once, line by line, and the count of every
+        prefix a page may end at is a sum; without it, each page costs a few counts of
+        about a page of text.
+        """
+        return None
 
     def count_uncached(self, message: Message) -> int:
         """Tokens of one message, computed now (no cache read or write).
@@ -163,6 +187,10 @@ class TokenCounter(ABC):
         return n + (self.count_text("".join(texts)) if texts else 0)
 
 
+def _unchanged(tokens: int) -> int:
+    return tokens
+
+
 def _sender_name(message: Message) -> str | None:
     """The OpenAI ``name`` field (tau-bench tool results carry one), which is sent too."""
     openai = message.extra.get("openai")
@@ -227,6 +255,9 @@ class TiktokenCounter(TokenCounter):
         self.encoding = enc
         self.cache_key = f"tiktoken:{enc.name}"
         self._encode = enc.encode_ordinary
+
+    def line_sum(self) -> LineSum | None:
+        return (self, _unchanged) if splits_at_line_starts(self.encoding) else None
 
     def count_text(self, text: str) -> int:
         # encode_ordinary: special-token text ("<|endoftext|>") in a message is
