@@ -87,7 +87,7 @@ class RangeIndex:
             blob: read the range from its own blob instead).
     """
 
-    __slots__ = ("_raw", "_rows_at", "_text_at", "inner", "messages", "shown", "uses")
+    __slots__ = ("_raw", "_rows_at", "_text", "_text_at", "inner", "messages", "shown", "uses")
 
     def __init__(self, offload_id: str, raw: bytes) -> None:
         first = raw.find(b"\n")
@@ -110,6 +110,7 @@ class RangeIndex:
         self._raw = raw
         self._rows_at = first + 1
         self._text_at = second + 1
+        self._text: str | None = None
 
     def may_hold(self, needle: bytes) -> bool:
         """Whether the reload text may hold ``needle`` (the UTF-8 of a literal; a match
@@ -117,8 +118,11 @@ class RangeIndex:
         return self._raw.find(needle, self._text_at) >= 0
 
     def text(self) -> str:
-        """The range's reload text (decoded each time: it is kept by the range it builds)."""
-        return str(memoryview(self._raw)[self._text_at:], "utf-8", "surrogatepass")
+        """The range's reload text, decoded once (a pattern looked for in every range's
+        text decodes them all; the next search reuses them)."""
+        if self._text is None:
+            self._text = str(memoryview(self._raw)[self._text_at:], "utf-8", "surrogatepass")
+        return self._text
 
     def entries(self) -> tuple[list[MessageEntry], str]:
         """Every message's entry, its text cut from the reload text; and that text.
