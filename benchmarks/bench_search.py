@@ -22,10 +22,10 @@ is built once on an ``InMemoryStore``; its offload blobs are copied byte for byt
 before the trigger as the cap, every page it names kept, as a session does):
 
 * ``rare literal``: a name on one line of an old range (every passage scanned);
-* ``common word``: a word on thousands of lines (the scan stops at 10,000 distinct
-  matching lines, or the end);
-* ``regex``: a regular expression that matches the rare line only (every passage
-  scanned by the regex engine).
+* ``common word``: a word on thousands of lines (the count stops at 1,000 distinct
+  matching lines, ``MAX_COUNTED``, and the older ranges are not read);
+* ``regex``: a regular expression that matches the rare line only (every range's text
+  scanned by the regex engine, only the range that holds it decoded).
 
 **The columns,** each the median of ``--repeats`` samples, wall time with the CPU time
 of the process in brackets (the machine is shared: CPU time is what the search costs
@@ -43,9 +43,9 @@ on a core of its own):
   costs;
 * ``cold``: the first search of a memory rebuilt with ``AutoContextMemory.from_json``
   on the same store (a restarted process): every range's search index read (the
-  reload text and its layout, saved beside each blob), a literal looked for in their
-  raw bytes, only the ranges that may hold it decoded, the page boundaries of the range
-  named cut;
+  reload text and its layout, saved beside each blob), newest first, a literal looked
+  for in their raw bytes, only the ranges that may hold it decoded, and only until the
+  answer is counted; the page boundaries of the range named cut;
 * ``cold, no index``: the same on a copy of the store without the indexes (a session
   offloaded before they existed, or a store that could not write them): every range's
   messages JSON-decoded, rebuilt and rendered. A search without the cache,

@@ -13,6 +13,8 @@ from builders import C, call, result, system, user
 from faults import FaultyStore
 
 from ctxmgr import AutoContextConfig, AutoContextMemory, FileStore
+from ctxmgr.autocontext.hidden import HiddenOriginals
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import INDEX_SUFFIX
 from ctxmgr.autocontext.reload import render_reloaded
 from ctxmgr.autocontext.search_index import RangeIndex, encode_index, message_entries
@@ -186,3 +188,37 @@ def test_deleting_a_session_removes_its_indexes_too(tmp_path: Path) -> None:
     assert _indexes(store, tmp_path)
     delete_session(store, project="p", session="s")
     assert not _indexes(store, tmp_path) and not list(tmp_path.rglob("*.json"))
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_a_search_reads_the_originals_newest_first_exactly_as_the_walk_lays_them_out(
+        seed: int) -> None:
+    """A search reads ranges lazily, newest first (so one that has seen enough stops
+    before the oldest are decoded): the same passages, labels and places as the walk in
+    conversation order, reversed, summaries of summaries opened where they stand."""
+    mem = AutoContextMemory(CONFIG, counter=C)
+    _run(mem, seed=seed, steps=150)
+    view = mem.messages
+    assert any(CompressedMarker.of(m) for r in mem.offload.ids()
+               for m in mem.offload.load(r))  # ranges hold stand-ins of older ranges
+    walked = HiddenOriginals(mem.offload).passages(view)
+    lazy, count = HiddenOriginals(mem.offload).newest_first(view, None)
+    assert list(lazy) == walked[::-1]
+    assert count == len(walked) > 250
+    # by id alone, a range may come before the one holding it, and a result before the
+    # range of its call: the walk in that order labels it "tool result", a search names
+    # its call's tool from every range
+    by_id = HiddenOriginals(mem.offload).passages(())
+    lazy, _ = HiddenOriginals(mem.offload).newest_first((), None)
+    pairs = list(zip(lazy, by_id[::-1], strict=True))
+    assert all((a.text, a.source, a.offset) == (b.text, b.source, b.offset) for a, b in pairs)
+    assert {(a.label, b.label) for a, b in pairs if a.label != b.label} <= {
+        ("bash result", "tool result")}
+    # passing by the ranges that cannot hold a word leaves out only their passages
+    needle = b"def probe_"
+    kept, count = HiddenOriginals(mem.offload).newest_first(
+        view, lambda index: index.may_hold(needle))
+    kept = list(kept)
+    assert count == len(walked) and len(kept) < len(walked)
+    assert [p for p in kept if b"def probe_" in p.text.encode()] == [
+        p for p in walked[::-1] if b"def probe_" in p.text.encode()]

@@ -147,31 +147,47 @@ class HiddenOriginals:
 
         A range the store cannot read is left out (a reload of it says why).
         """
-        return self.candidates(view, None)[0]
+        roots, complete = self._roots(view)
+        key = tuple(roots)
+        if self._walked is not None and self._walked[0] == key:
+            return list(self._walked[1])
+        self._read_indexes(roots)
+        walk = _Walk(self)
+        for root in roots:
+            walk.root(root)
+        if complete and not walk.unread:  # a range not read now may be readable later
+            self._walked = (key, walk.out)
+        return list(walk.out)
 
-    def candidates(self, view: Sequence[Message], may_hold: MayHold | None
-                   ) -> tuple[list[Passage], int]:
-        """:meth:`passages`, less those of ranges not decoded yet whose index ``may_hold``
-        says no to (``None``: none left out), and how many passages there are in all
-        (what a search searched)."""
+    def newest_first(self, view: Sequence[Message], may_hold: MayHold | None
+                     ) -> tuple[Iterator[Passage], int]:
+        """:meth:`passages` newest first, as a search reads them, and how many there are.
+
+        They are read as the reader gets to them: a range is decoded only when its turn
+        comes, and one whose index ``may_hold`` says no to is passed by undecoded, so a
+        search that has seen enough stops before the older ranges are read. (Where the
+        original of a tool result names its call from an earlier range, the name comes
+        from every range's calls, not only the earlier ones'.)
+        """
+        roots, _ = self._roots(view)
+        if self._walked is not None and self._walked[0] == tuple(roots):
+            done = self._walked[1]
+            return reversed(done), len(done)
+        self._read_indexes(roots)
+        plan = _Plan(self, roots)
+        return plan.newest_first(may_hold), plan.count
+
+    def _roots(self, view: Sequence[Message]) -> tuple[list[str], bool]:
+        """The ranges a walk starts from: those ``view``'s stand-ins name, then every range
+        by id; and whether the store could list them all."""
         roots = [oid for m in view for oid in stand_in_ids(m)]
-        complete = True
         try:
             roots.extend(sorted(self.offload.ids()))
         except Exception as exc:  # any backend failure: the ranges the view names remain
             logger.warning("cannot list the offloaded ranges of %s: %r", self.offload.namespace,
                            exc)
-            complete = False
-        key = tuple(roots)
-        if self._walked is not None and self._walked[0] == key:
-            return list(self._walked[1]), len(self._walked[1])
-        self._read_indexes(roots)
-        walk = _Walk(self, may_hold)
-        for root in roots:
-            walk.root(root)
-        if complete and not walk.unread and not walk.passed:  # a range not read now
-            self._walked = (key, walk.out)                    # may be readable later
-        return list(walk.out), len(walk.out) + walk.passed
+            return roots, False
+        return roots, True
 
     def _read_indexes(self, ids: Sequence[str]) -> None:
         """Read the indexes of the ranges not cached yet, at once where the store can."""
@@ -193,10 +209,9 @@ class HiddenOriginals:
             self._indexes.popitem(last=False)
         return index
 
-    def _open(self, offload_id: str, may_hold: MayHold | None
-              ) -> _Range | RangeIndex | None:
-        """The range decoded; or its index, when ``may_hold`` says no to it; ``None`` when
-        it cannot be read."""
+    def _shape(self, offload_id: str) -> _Range | RangeIndex | None:
+        """What a walk's plan looks at: the range if it is decoded, else its index, else
+        the range decoded from its messages; ``None`` when it cannot be read."""
         if offload_id in self._ranges:
             self._ranges.move_to_end(offload_id)
             return self._ranges[offload_id]
@@ -204,9 +219,9 @@ class HiddenOriginals:
         if index is None and offload_id not in self._unindexed:
             raw = self.offload.load_index(offload_id)
             index = None if raw is None else self._keep_index(offload_id, raw)
-        if index is not None and may_hold is not None and not may_hold(index):
-            return index
-        return self._range(offload_id, index)
+            if index is None:
+                self._unindexed.add(offload_id)
+        return index if index is not None else self._range(offload_id)
 
     def _range(self, offload_id: str, index: RangeIndex | None = None) -> _Range | None:
         """The range decoded (from ``index`` when given), read once."""
@@ -244,12 +259,9 @@ class _Walk:
     """One walk over the ranges: their passages in order, nested ranges opened in place
     (an explicit stack: a summary of a summary may nest deeply)."""
 
-    def __init__(self, hidden: HiddenOriginals, may_hold: MayHold | None) -> None:
+    def __init__(self, hidden: HiddenOriginals) -> None:
         self.hidden = hidden
-        self.may_hold = may_hold
         self.out: list[Passage] = []
-        self.passed = 0
-        """Passages of the ranges passed by (they cannot hold what is looked for)."""
         self.unread: list[str] = []
         self.seen: set[str] = set()
         self.names: dict[str, str] = {}
@@ -281,16 +293,112 @@ class _Walk:
         if offload_id in self.seen:
             return
         self.seen.add(offload_id)
-        got = self.hidden._open(offload_id, self.may_hold)
+        got = self.hidden._range(offload_id)
         if got is None:
             self.unread.append(offload_id)
-        elif isinstance(got, RangeIndex):  # passed by: its calls named, its nested opened
-            self.names.update(got.uses)
-            self.passed += got.shown
-            stack.append(iter([_Item(inner=oid, uses=(), passage=None, call=None)
-                               for oid in got.inner]))
         else:
             stack.append(iter(got.parts))
+
+
+class _Plan:
+    """The walk's shape, from the indexes alone: which range opens which nested range
+    (the first stand-in met for it, walking in conversation order), every call's tool
+    name, and how many passages there are; then the passages, newest first, each range
+    decoded when its turn comes."""
+
+    def __init__(self, hidden: HiddenOriginals, roots: Sequence[str]) -> None:
+        self.hidden = hidden
+        self.tops: list[str] = []
+        self.opens: dict[str, set[int]] = {}
+        """For each range walked: the places (k: its k-th stand-in) that open a range."""
+        self.shapes: dict[str, _Range | RangeIndex] = {}
+        self.names: dict[str, str] = {}
+        self.count = 0
+        seen: set[str] = set()
+        for root in roots:
+            if self._enter(root, seen):
+                self.tops.append(root)
+
+    def _enter(self, root: str, seen: set[str]) -> bool:
+        """Walk ``root`` and what it opens (an explicit stack: nesting may be deep)."""
+        if root in seen or not self._shape(root):
+            return False
+        seen.add(root)
+        stack = [(root, iter(enumerate(_inner(self.shapes[root]))))]
+        while stack:
+            oid, inner = stack[-1]
+            step = next(inner, None)
+            if step is None:
+                stack.pop()
+                continue
+            k, child = step
+            if child not in seen and self._shape(child):
+                seen.add(child)
+                self.opens[oid].add(k)
+                stack.append((child, iter(enumerate(_inner(self.shapes[child])))))
+        return True
+
+    def _shape(self, offload_id: str) -> bool:
+        """Learn a range's shape (its index, else the range decoded); ``False``: it
+        cannot be read."""
+        got = self.hidden._shape(offload_id)
+        if got is None:
+            return False
+        self.shapes[offload_id] = got
+        self.opens[offload_id] = set()
+        if isinstance(got, RangeIndex):
+            self.names.update(got.uses)
+            self.count += got.shown
+        else:
+            for part in got.parts:
+                self.names.update(part.uses)
+                self.count += (len(part.passages) if isinstance(part, _Run)
+                               else part.passage is not None)
+        return True
+
+    def newest_first(self, may_hold: MayHold | None) -> Iterator[Passage]:
+        stack: list[Iterator[Passage | str]] = [iter(self.tops[::-1])]
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+            elif isinstance(step, str):
+                stack.append(self._backwards(step, may_hold))
+            else:
+                yield step
+
+    def _backwards(self, offload_id: str, may_hold: MayHold | None) -> Iterator[Passage | str]:
+        """One range's passages newest first, and the ranges it opens where they are."""
+        opens = self.opens[offload_id]
+        shape = self.shapes[offload_id]
+        if isinstance(shape, RangeIndex) and may_hold is not None and not may_hold(shape):
+            yield from (shape.inner[k] for k in sorted(opens, reverse=True))
+            return
+        built = self.hidden._range(offload_id)
+        if built is None:  # its blob is gone since its index was read: its nested ones
+            yield from (_inner(shape)[k] for k in sorted(opens, reverse=True))
+            return
+        k = sum(1 for _ in _inner(built))
+        names = self.names
+        for part in reversed(built.parts):
+            if isinstance(part, _Run):
+                yield from reversed(part.passages)
+            elif part.inner is not None:
+                k -= 1
+                if k in opens:
+                    yield part.inner
+            elif part.passage is not None:
+                if part.call is not None and part.call in names:
+                    yield replace(part.passage, label=f"{names[part.call]} result")
+                else:
+                    yield part.passage
+
+
+def _inner(shape: _Range | RangeIndex) -> Sequence[str]:
+    """The ranges a range's stand-ins stand for, in order."""
+    if isinstance(shape, RangeIndex):
+        return shape.inner
+    return [p.inner for p in shape.parts if isinstance(p, _Item) and p.inner is not None]
 
 
 def _build(offload_id: str, entries: Sequence[MessageEntry], text: str) -> _Range:

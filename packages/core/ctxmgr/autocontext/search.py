@@ -60,8 +60,11 @@ SEARCH_MAX_TOKENS = 1000
 MAX_QUERY_CHARS = 1000
 REGEX_SECONDS = 1.0
 """Time a regular expression may take over every passage of one search."""
-MAX_COUNTED = 10_000
-"""Matches counted before an answer says "more than"."""
+MAX_COUNTED = 1_000
+"""Matching lines counted before an answer says "more than": past a thousand, the count
+only tells the model to narrow the query, and counting stops reading older ranges (a
+word on every line of 10,000 offloaded messages: 126-166 ms counted to 10,000, against
+a detail's 30-40 ms; benchmarks/bench_search.py)."""
 
 _LINE_CHARS = 120
 """Characters of a matching line shown around the match, before the cap narrows it."""
@@ -198,19 +201,19 @@ def handle_search_call(hidden: HiddenOriginals, tool_input: Any, *,
         page = bisect.bisect_right(starts, p.offset + offset)
         return f"uuid={p.source} page {page} of {len(starts)}"
 
-    def lookup(may_hold: MayHold | None) -> tuple[list[Passage], int]:
-        found, searched = hidden.candidates(view, may_hold)
-        return [*found, *extra], searched + len(extra)
+    def lookup(may_hold: MayHold | None) -> tuple[Iterator[Passage], int]:
+        found, searched = hidden.newest_first(view, may_hold)
+        return itertools.chain(reversed(extra), found), searched + len(extra)
 
     text = answer_search(lookup, tool_input, room=room, counter=counter, where=where)
     return SearchAnswer(text=text, page_tokens=named)
 
 
-Lookup = Callable[[MayHold | None], tuple[Sequence[Passage], int]]
-"""(whether a range may hold the match, or ``None``) -> the passages (oldest first) of
+Lookup = Callable[[MayHold | None], tuple[Iterable[Passage], int]]
+"""(whether a range may hold the match, or ``None``) -> the passages, newest first, of
 the ranges that may (``None``: every one), and how many passages there are in all: a
-lookup may leave out, undecoded, ranges it can tell cannot
-(:meth:`HiddenOriginals.candidates`)."""
+lookup may leave out, undecoded, ranges it can tell cannot, and read the rest only as
+far as the search goes (:meth:`HiddenOriginals.newest_first`)."""
 
 
 @never_raises("context_search", str)
@@ -249,7 +252,7 @@ def answer_search(passages: Sequence[Passage] | Lookup, tool_input: Any, *,
 
 
 def _everything(passages: Sequence[Passage]) -> Lookup:
-    return lambda _: (passages, len(passages))
+    return lambda _: (reversed(passages), len(passages))
 
 
 def _parse(tool_input: Any) -> _Query | str:
@@ -338,8 +341,8 @@ def _collect(matches: Iterable[_Match], want: int) -> tuple[list[_Hit], int]:
     return hits, len(seen)
 
 
-def _literal_matches(passages: Sequence[Passage], text: str) -> Iterator[_Match]:
-    for p in reversed(passages):
+def _literal_matches(newest: Iterable[Passage], text: str) -> Iterator[_Match]:
+    for p in newest:
         body = p.text
         pos = body.find(text)
         while pos >= 0:
@@ -358,15 +361,15 @@ def _new_line(seen: set[str], body: str, start: int, end: int) -> bool:
     return True
 
 
-def _regex_matches(passages: Sequence[Passage], pattern: regex.Pattern[str],
+def _regex_matches(newest: Iterable[Passage], pattern: regex.Pattern[str],
                    deadline: float | None = None) -> Iterator[_Match]:
-    """Raises TimeoutError past ``deadline`` (default: :data:`REGEX_SECONDS` from the
-    first match asked for)."""
+    """Matches in ``newest`` (passages newest first). Raises TimeoutError past
+    ``deadline`` (default: :data:`REGEX_SECONDS` from the first match asked for)."""
     deadline = deadline if deadline is not None else time.monotonic() + REGEX_SECONDS
-    newest_first = passages[::-1]
     size = _CHUNK if _joinable(pattern.pattern) else 1
-    for k in range(0, len(newest_first), size):
-        yield from _matches(newest_first[k:k + size], pattern, deadline)
+    passages = iter(newest)
+    while part := list(itertools.islice(passages, size)):
+        yield from _matches(part, pattern, deadline)
 
 
 _CHUNK = 64
