@@ -12,16 +12,23 @@ import pytest
 from builders import C, call, result, system, user
 from faults import FaultyStore
 
-from ctxmgr import AutoContextConfig, AutoContextMemory, FileStore
+from ctxmgr import AutoContextConfig, AutoContextMemory, FileStore, default_counter
 from ctxmgr.autocontext.hidden import HiddenOriginals
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import INDEX_SUFFIX
-from ctxmgr.autocontext.reload import render_reloaded
-from ctxmgr.autocontext.search_index import RangeIndex, encode_index, message_entries
+from ctxmgr.autocontext.paging import line_counts
+from ctxmgr.autocontext.reload import reload_pages, reload_text_pages, render_reloaded
+from ctxmgr.autocontext.search_index import (
+    RangeIndex,
+    encode_index,
+    message_entries,
+    saved_line_counts,
+)
 from ctxmgr.messages import Message, text_message
 from ctxmgr.replay.visible import visible_text
 from ctxmgr.store.base import Store
 from ctxmgr.store.retention import delete_session
+from ctxmgr.tokens import TiktokenCounter
 
 CONFIG = AutoContextConfig(max_tokens=8000, min_compression_tokens=500)
 WORDS = ["lint", "parse", "load", "flush", "merge", "render", "scan", "emit", "probe"]
@@ -222,3 +229,29 @@ def test_a_search_reads_the_originals_newest_first_exactly_as_the_walk_lays_them
     assert count == len(walked) and len(kept) < len(walked)
     assert [p for p in kept if b"def probe_" in p.text.encode()] == [
         p for p in walked[::-1] if b"def probe_" in p.text.encode()]
+
+
+def test_a_range_indexed_with_its_line_counts_is_paged_as_counting_it_again_would() -> None:
+    """A compression that counted its range line by line (for the tag's size) keeps the
+    counts in the index, so a search names pages without counting the range again: the
+    same pages a reload cuts by counting, for the tokenizer that counted them only."""
+    exact = default_counter()  # tiktoken: its counts add up line by line
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=32_000, min_compression_tokens=500),
+                            counter=exact)
+    _run(mem, seed=8, steps=200)
+    ns, ids = mem.offload.namespace, mem.offload.ids()
+    assert len(ids) >= 5
+    other = TiktokenCounter(encoding="o200k_base")
+    for oid in ids:
+        index = RangeIndex(oid, mem.offload.store.get(ns, f"{oid}{INDEX_SUFFIX}") or b"")
+        text, messages = index.text(), mem.offload.load(oid)
+        saved = saved_line_counts(index.saved_counts, exact, len(text))
+        counted = line_counts(text, exact)
+        assert saved is not None and counted is not None
+        assert (saved.starts, saved.before, saved.whole) == (counted.starts, counted.before,
+                                                             counted.whole)
+        for room in (300, 2_000):
+            assert reload_text_pages(oid, len(messages), text, room, exact, lines=saved) == (
+                reload_pages(oid, messages, room, exact))
+        assert saved_line_counts(index.saved_counts, other, len(text)) is None
+        assert saved_line_counts(index.saved_counts, exact, len(text) + 1) is None

@@ -30,6 +30,7 @@ from ctxmgr.autocontext.search_index import (
     MessageEntry,
     RangeIndex,
     message_entries,
+    saved_line_counts,
     stand_in_ids,
 )
 from ctxmgr.errors import OffloadNotFoundError
@@ -96,6 +97,8 @@ class _Range:
     """How many messages it holds."""
     parts: tuple[_Run | _Item, ...]
     """Its items, runs of plain ones together (see :func:`_parts`)."""
+    saved_counts: bytes = b"null"
+    """Its text's line counts as its index saved them (see :func:`saved_line_counts`)."""
 
 
 class HiddenOriginals:
@@ -132,9 +135,10 @@ class HiddenOriginals:
         got = self._range(offload_id)
         if got is None:
             return None
+        lines = saved_line_counts(got.saved_counts, counter, len(got.text))
         starts = [0]
         for page in reload_text_pages(offload_id, got.messages, got.text, page_tokens,
-                                      counter)[:-1]:
+                                      counter, lines=lines)[:-1]:
             starts.append(starts[-1] + len(page))
         self._pages[key] = starts
         while len(self._pages) > self.max_ranges:
@@ -233,7 +237,8 @@ class HiddenOriginals:
         if index is not None:
             try:
                 entries, text = index.entries()
-                built = _build(offload_id, entries, text)
+                built = replace(_build(offload_id, entries, text),
+                                saved_counts=index.saved_counts)
             except (ValueError, TypeError, RecursionError) as exc:
                 logger.warning("the search index of %s is damaged (%s); its messages are "
                                "read instead", offload_id, exc)

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
+from ctxmgr.autocontext.paging import LineCounts
 from ctxmgr.autocontext.search_index import encode_index
 from ctxmgr.errors import InvalidMessageError, OffloadNotFoundError, StoreError
 from ctxmgr.messages import Message, message_from_dict, message_problem, message_to_dict
@@ -59,10 +60,11 @@ class OffloadStore:
         return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
 
     def save(self, messages: Sequence[Message], offload_id: str | None = None, *,
-             index: bool = True) -> str:
+             index: bool = True, lines: LineCounts | None = None) -> str:
         """Write ``messages`` under ``offload_id`` (default: a fresh one) and return the id;
         then, with ``index``, the range's search index
-        (:mod:`~ctxmgr.autocontext.search_index`). The index only saves a search time: when
+        (:mod:`~ctxmgr.autocontext.search_index`), with ``lines`` (its reload text's line
+        counts) when the caller counted them. The index only saves a search time: when
         it cannot be written, the range is searched from its blob, so that failure is
         logged, not raised.
 
@@ -76,7 +78,7 @@ class OffloadStore:
         self.retry.call(lambda: self.store.put(self.namespace, key, data), store=self.store,
                         action=f"write offloaded messages {self._label(key)}")
         if index:
-            self._put_index(offload_id, encode_index(offload_id, messages))
+            self._put_index(offload_id, encode_index(offload_id, messages, lines))
         return offload_id
 
     def _put_index(self, offload_id: str, index: bytes) -> None:

@@ -15,6 +15,7 @@ prefixes of it.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -46,6 +47,26 @@ class LineCounts:
     def total(self) -> int:
         """The text's tokens, as the counter asked counts them."""
         return self.tokens(self.whole)
+
+    def pieces(self, text_chars: int) -> tuple[list[int], list[int]]:
+        """(characters, line-counter tokens) of each piece the cuts make of a text of
+        ``text_chars`` characters: what a search index keeps of them."""
+        bounds = [0, *self.starts, text_chars]
+        counts = [0, *self.before, self.whole]
+        return ([b - a for a, b in itertools.pairwise(bounds)],
+                [b - a for a, b in itertools.pairwise(counts)])
+
+    @classmethod
+    def from_pieces(cls, counter: TokenCounter, key: str, chars: Sequence[int],
+                    tokens: Sequence[int]) -> LineCounts | None:
+        """The counts :meth:`pieces` gave, for ``counter`` (``None``: its counts do not add
+        up, or not as the counter of ``key`` counted them)."""
+        line_sum = counter.line_sum()
+        if line_sum is None or line_sum[0].cache_key != key or len(chars) != len(tokens):
+            return None
+        starts = list(itertools.accumulate(chars[:-1]))
+        before = list(itertools.accumulate(tokens[:-1]))
+        return cls(starts, before, sum(tokens), line_sum[0], line_sum[1])
 
 
 def line_counts(text: str, counter: TokenCounter) -> LineCounts | None:

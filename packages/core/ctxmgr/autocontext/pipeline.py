@@ -24,6 +24,7 @@ from ctxmgr.autocontext.events import CompressionEvent, EventCallback, emit
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers
 from ctxmgr.autocontext.marker import CompressedMarker, tagged_size, with_sized_tags
 from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.paging import LineCounts, line_counts
 from ctxmgr.autocontext.reload import reloaded_size, render_reloaded
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.autocontext.strategies import (
@@ -191,8 +192,9 @@ class _Pass:
         old = sum(self.counter.count(m) for m in original)
         offload_id = plan.offload_id or self.offload.id_for(original)
         stand_in = plan.build(summary, offload_id)
+        lines = None
         if self.config.budget_tokens >= SIZED_TAGS_MIN_BUDGET:
-            size = self._reload_size(plan, original, offload_id)
+            size, lines = self._reload_size(plan, original, offload_id)
             stand_in = tuple(with_sized_tags(m, offload_id, size) for m in stand_in)
         new = sum(self.counter.count(m) for m in stand_in)
         if new >= old:
@@ -202,7 +204,8 @@ class _Pass:
             return None  # may pay once a later edit has broken the cache before it
         if plan.offload_id is None:
             fresh = not self.offload.exists(offload_id)
-            self.offload.save(original, offload_id)  # a StoreError here changes nothing
+            self.offload.save(original, offload_id,  # a StoreError here changes nothing
+                              lines=lines)
             self._store_failures = 0
             if fresh:
                 self.new_blobs.append(offload_id)
@@ -238,9 +241,10 @@ class _Pass:
         return cut
 
     def _reload_size(self, plan: Plan, original: Sequence[Message], offload_id: str
-                     ) -> tuple[int, int]:
+                     ) -> tuple[tuple[int, int], LineCounts | None]:
         """What a reload of ``offload_id`` gives back (characters, tokens), for its tag:
-        the range itself, or, for a preview cut again, the range its tag already sized."""
+        the range itself, or, for a preview cut again, the range its tag already sized;
+        and the range's line counts when it was counted so (its index keeps them)."""
         if plan.offload_id is not None:
             for m in original:
                 size = tagged_size(m.text, offload_id) if m.text else None
@@ -248,10 +252,14 @@ class _Pass:
                     size = next((s for b in m.tool_results
                                  if (s := tagged_size(b.text, offload_id))), None)
                 if size is not None:
-                    return size
+                    return size, None
             with contextlib.suppress(Exception):  # an older tag: read the range once
                 original = self.offload.load(offload_id)
-        return reloaded_size(render_reloaded(list(original)), self.counter)
+        text = render_reloaded(list(original))
+        lines = line_counts(text, self.counter)
+        if lines is None:
+            return reloaded_size(text, self.counter), None
+        return (len(text), lines.total), lines
 
     def _emit(self, event: CompressionEvent) -> None:
         self.events.append(event)

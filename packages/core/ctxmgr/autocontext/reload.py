@@ -175,10 +175,10 @@ def reload_pages(offload_id: str, messages: Sequence[Message], room: int,
 
 
 def reload_text_pages(offload_id: str, message_count: int, text: str, room: int,
-                      counter: TokenCounter) -> list[str]:
+                      counter: TokenCounter, *, lines: LineCounts | None = None) -> list[str]:
     """:func:`reload_pages` of a range of ``message_count`` messages whose reload text
-    (:func:`render_reloaded`) is ``text``."""
-    lines = line_counts(text, counter)
+    (:func:`render_reloaded`) is ``text`` (``lines``: its line counts, when known)."""
+    lines = lines or line_counts(text, counter)
     return _paginate(offload_id, _header(offload_id, message_count, text, counter, lines), text,
                      room, counter, lines)
 

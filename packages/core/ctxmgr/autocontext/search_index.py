@@ -4,10 +4,12 @@ Reading a range back from its blob means JSON-decoding and rebuilding every mess
 over a session with 10,000 offloaded messages that is half a second, and the first
 ``context_search`` after a restart paid it all. So :meth:`OffloadStore.save
 <ctxmgr.autocontext.offload.OffloadStore.save>` also writes the range as a search reads
-it, under ``<id>.search``: two JSON lines, then the range's reload text
-(:func:`~ctxmgr.autocontext.reload_text.render_reloaded`) as UTF-8. The first line is what a
-walk needs to pass the range by (its nested ranges, its tool calls, how many messages
-it shows), the second where each message's text starts and what it is.
+it, under ``<id>.search``: three JSON lines, then the range's reload text
+(:func:`~ctxmgr.autocontext.reload_text.render_reloaded`) as UTF-8. The first line is
+what a walk needs to pass the range by (its nested ranges, its tool calls, how many
+messages it shows), the second where each message's text starts and what it is, the
+third the text's tokens line by line when the compression counted them so (a search
+names a page of the range without counting it again).
 
 A literal is looked for in the raw bytes first: UTF-8 is self-synchronizing, so the
 bytes of a string are found exactly where the string is, and a range without them is
@@ -22,13 +24,15 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids
+from ctxmgr.autocontext.paging import LineCounts
 from ctxmgr.autocontext.reload_text import render_reloaded
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.tokens import TokenCounter
 
 __all__ = ["MessageEntry", "RangeIndex", "encode_index", "message_entries",
-           "stand_in_ids"]
+           "saved_line_counts", "stand_in_ids"]
 
-_VERSION = 1
+_VERSION = 2
 _SEPARATOR = "\n\n"
 """What :func:`render_reloaded` puts between two rendered messages."""
 
@@ -65,18 +69,27 @@ def message_entries(messages: Iterable[Message]) -> list[MessageEntry]:
     return out
 
 
-def encode_index(offload_id: str, messages: Sequence[Message]) -> bytes:
-    """The index of the range ``messages`` saved under ``offload_id``."""
+def encode_index(offload_id: str, messages: Sequence[Message],
+                 lines: LineCounts | None = None) -> bytes:
+    """The index of the range ``messages`` saved under ``offload_id``, with ``lines``,
+    its reload text's :func:`~ctxmgr.autocontext.paging.line_counts` when the caller
+    has them (a search then cuts its pages without counting it again)."""
     entries = message_entries(messages)
     head = {"v": _VERSION, "id": offload_id, "messages": len(entries),
             "inner": [e.inner for e in entries if e.inner is not None],
             "uses": dict(u for e in entries for u in e.uses),
             "shown": sum(1 for e in entries if e.inner is None and e.text)}
     rows = [[len(e.text), e.inner, [list(u) for u in e.uses], e.label, e.call] for e in entries]
-    text = _SEPARATOR.join(e.text for e in entries if e.text).encode("utf-8", "surrogatepass")
+    joined = _SEPARATOR.join(e.text for e in entries if e.text)
+    counts = None
+    if lines is not None:
+        chars, tokens = lines.pieces(len(joined))
+        if min(chars, default=0) >= 0 and sum(chars) == len(joined):  # of this very text
+            counts = {"key": lines.counter.cache_key, "chars": chars, "tokens": tokens}
+    text = joined.encode("utf-8", "surrogatepass")
     head["bytes"] = len(text)
     return b"\n".join((json.dumps(head).encode("ascii"), json.dumps(rows).encode("ascii"),
-                       text))
+                       json.dumps(counts).encode("ascii"), text))
 
 
 class RangeIndex:
@@ -87,17 +100,19 @@ class RangeIndex:
             blob: read the range from its own blob instead).
     """
 
-    __slots__ = ("_raw", "_rows_at", "_text", "_text_at", "inner", "messages", "shown", "uses")
+    __slots__ = ("_counts_at", "_raw", "_rows_at", "_text", "_text_at", "inner", "messages",
+                 "shown", "uses")
 
     def __init__(self, offload_id: str, raw: bytes) -> None:
         first = raw.find(b"\n")
         second = raw.find(b"\n", first + 1)
-        if first < 0 or second < 0:
+        third = raw.find(b"\n", second + 1)
+        if first < 0 or second < 0 or third < 0:
             raise ValueError("it is not a search index")
         head = json.loads(raw[:first])
         if not isinstance(head, dict) or head.get("v") != _VERSION or head.get("id") != offload_id:
             raise ValueError(f"it is not a version-{_VERSION} index of {offload_id}")
-        if head.get("bytes") != len(raw) - second - 1:
+        if head.get("bytes") != len(raw) - third - 1:
             raise ValueError("its text is not as long as it says")
         self.messages: int = _int(head.get("messages"))
         self.shown: int = _int(head.get("shown"))
@@ -109,13 +124,20 @@ class RangeIndex:
         """The tool name of each call the range makes (a damaged name is shown as is)."""
         self._raw = raw
         self._rows_at = first + 1
-        self._text_at = second + 1
+        self._counts_at = second + 1
+        self._text_at = third + 1
         self._text: str | None = None
 
     def may_hold(self, needle: bytes) -> bool:
         """Whether the reload text may hold ``needle`` (the UTF-8 of a literal; a match
         across two messages' texts also says yes)."""
         return self._raw.find(needle, self._text_at) >= 0
+
+    @property
+    def saved_counts(self) -> bytes:
+        """The reload text's line counts as saved (JSON; ``null``: none were): read them
+        with :func:`saved_line_counts`."""
+        return self._raw[self._counts_at:self._text_at - 1]
 
     def text(self) -> str:
         """The range's reload text, decoded once (a pattern looked for in every range's
@@ -131,7 +153,7 @@ class RangeIndex:
             ValueError, TypeError: the layout does not fit the text (a damaged index; a
                 damaged name or id of a call only shows as it is).
         """
-        rows = json.loads(self._raw[self._rows_at:self._text_at - 1])
+        rows = json.loads(self._raw[self._rows_at:self._counts_at - 1])
         text = self.text()
         if not isinstance(rows, list) or len(rows) != self.messages:
             raise ValueError("its layout does not list every message")
@@ -146,6 +168,22 @@ class RangeIndex:
         if max(0, at - len(_SEPARATOR)) != len(text) or any(r[0] < 0 for r in rows):
             raise ValueError("its layout does not cover its text")
         return out, text
+
+
+def saved_line_counts(saved: bytes, counter: TokenCounter, text_chars: int
+                      ) -> LineCounts | None:
+    """:attr:`RangeIndex.saved_counts` for ``counter`` (``None``: none were saved, they
+    are damaged, or another tokenizer counted them)."""
+    try:
+        counts = json.loads(saved)
+        if not isinstance(counts, dict):
+            return None
+        chars, tokens = counts["chars"], counts["tokens"]
+        if sum(chars) != text_chars or min(chars, default=0) < 0 or min(tokens, default=0) < 0:
+            return None
+        return LineCounts.from_pieces(counter, counts["key"], chars, tokens)
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return None
 
 
 def stand_in_ids(m: Message) -> Sequence[str]:
