@@ -24,6 +24,7 @@ from ctxmgr.autocontext.search import (
     MAX_COUNTED,
     SEARCH_MAX_TOKENS,
     _collect,
+    _leading_literal,
     _regex_matches,
 )
 from ctxmgr.replay.visible import visible_text
@@ -252,3 +253,19 @@ def test_a_regex_finds_what_it_finds_in_each_passage_alone(texts: list[str],
     assert [(h.passage.source, h.start, h.match[0]) for h in hits] == _each_alone(
         passages, pattern)
     assert total == len(hits)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="abc x.\n", max_size=300),
+       pattern=st.lists(st.sampled_from(["a", "b", "c", "x", " ", "ab", "a*", "b?", "c+",
+                                          "\\w", ".", "[ab]", "x{1,2}", "(?:ab)", "\\n"]),
+                        min_size=1, max_size=7).map("".join))
+def test_every_match_of_a_regex_starts_with_its_leading_literal(text: str,
+                                                                pattern: str) -> None:
+    """What lets a regular expression pass by a range whose raw bytes lack its leading
+    literal: every match begins with it."""
+    compiled = regex.compile(pattern)
+    literal = _leading_literal(compiled)
+    if literal is not None:
+        assert len(literal) >= 3
+        assert all(m.group().startswith(literal) for m in compiled.finditer(text))

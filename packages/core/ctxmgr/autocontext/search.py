@@ -315,13 +315,39 @@ def _find(lookup: Lookup, query: _Query) -> tuple[list[_Hit], int, bool, int]:
 
 
 def _pattern_filter(pattern: regex.Pattern[str], deadline: float) -> MayHold | None:
-    """Whether a range may hold a match of ``pattern``: a match in its whole reload text.
-    A pattern that finds in passages joined what it finds in each alone
+    """Whether a range may hold a match of ``pattern``: the literal every match starts
+    with (:func:`_leading_literal`) in its raw bytes, then a match in its whole reload
+    text. A pattern that finds in passages joined what it finds in each alone
     (:func:`_joinable`) matches the range's text wherever it matches one of its
-    passages; any other is looked for in every passage (``None``)."""
+    passages; any other is looked for in every range that holds its literal, or in
+    every passage (``None``)."""
+    literal = _leading_literal(pattern)
+    needle = literal.encode("utf-8", "surrogatepass") if literal else None
     if not _joinable(pattern.pattern):
+        return None if needle is None else (lambda index: index.may_hold(needle))
+    if needle is None:
+        return lambda index: pattern.search(index.text(), timeout=_left(deadline)) is not None
+    return lambda index: index.may_hold(needle) and pattern.search(
+        index.text(), timeout=_left(deadline)) is not None
+
+
+_SPECIAL = frozenset("\\.^$*+?{}[]()|")
+_OPTIONAL = frozenset("*?{")
+
+
+def _leading_literal(pattern: regex.Pattern[str]) -> str | None:
+    """Text every match of ``pattern`` starts with, when the pattern plainly begins with
+    it: the characters before its first special one, less the last when a quantifier
+    that allows none of it follows; ``None`` when the pattern has an alternative, a
+    group with options (``(?i)``, a lookaround) or is case-blind, or begins with fewer
+    than three plain characters (then every range's text is searched)."""
+    text = pattern.pattern
+    if pattern.flags & (regex.IGNORECASE | regex.VERBOSE) or "|" in text or "(?" in text:
         return None
-    return lambda index: pattern.search(index.text(), timeout=_left(deadline)) is not None
+    end = next((k for k, ch in enumerate(text) if ch in _SPECIAL), len(text))
+    if end < len(text) and text[end] in _OPTIONAL:
+        end -= 1
+    return text[:end] if end >= 3 else None
 
 
 _Match = tuple[Passage, int, int, tuple[int, int]]
