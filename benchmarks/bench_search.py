@@ -24,8 +24,9 @@ before the trigger as the cap, every page it names kept, as a session does):
 * ``rare literal``: a name on one line of an old range (every passage scanned);
 * ``common word``: a word on thousands of lines (the count stops at 1,000 distinct
   matching lines, ``MAX_COUNTED``, and the older ranges are not read);
-* ``regex``: a regular expression that matches the rare line only (every range's text
-  scanned by the regex engine, only the range that holds it decoded).
+* ``regex``: a regular expression that matches the rare line only (the ranges whose raw
+  bytes lack its leading literal passed by, the others' text scanned, only the range
+  that holds it decoded).
 
 **The columns,** each the median of ``--repeats`` samples, wall time with the CPU time
 of the process in brackets (the machine is shared: CPU time is what the search costs
