@@ -94,6 +94,8 @@ class OffloadStore:
     def load_index(self, offload_id: str) -> bytes | None:
         """The search index saved beside ``offload_id``'s blob (``None``: there is none,
         or the store failed: the blob still has everything)."""
+        if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
+            return None  # not an offload id: no range, no index
         key = f"{offload_id}{INDEX_SUFFIX}"
         try:
             return self.store.get(self.namespace, key)
