@@ -9,7 +9,7 @@ no summary text is ever offered as a match.
 
 Each range is read from its search index (:mod:`~ctxmgr.autocontext.search_index`),
 or from its blob when it has none. A search passes by, undecoded, every range whose
-index shows it cannot hold what it looks for (:meth:`HiddenOriginals.candidates`).
+index shows it cannot hold what it looks for (:meth:`HiddenOriginals.newest_first`).
 Offloaded ranges never change (an id names one content), so a range is decoded once
 per session and kept in a small cache, and the last complete walk is kept until the
 ranges it starts from change (a compression): a search then scans the passages without
@@ -26,9 +26,11 @@ from typing import NamedTuple
 
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.reload import reload_text_pages
+from ctxmgr.autocontext.reload_text import SEPARATOR
 from ctxmgr.autocontext.search_index import (
     MessageEntry,
     RangeIndex,
+    entries_text,
     message_entries,
     saved_line_counts,
     stand_in_ids,
@@ -44,9 +46,6 @@ logger = logging.getLogger(__name__)
 MayHold = Callable[[RangeIndex], bool]
 """Whether a range, by its index, may hold what a search looks for (no: the range is not
 decoded, and its passages are left out of that search)."""
-
-_SEPARATOR = "\n\n"
-"""What :func:`render_reloaded` puts between two rendered blocks (and so messages)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,14 +114,6 @@ class HiddenOriginals:
         self._pages: dict[tuple[str, int, int], list[int]] = {}
         self._walked: tuple[tuple[str, ...], list[Passage]] | None = None
         """The last complete walk: the ranges it started from, and its passages."""
-
-    def range(self, offload_id: str) -> tuple[Message, ...] | None:
-        """The messages of one range (``None``: unknown id, or the store cannot give it)."""
-        try:
-            return tuple(self.offload.load(offload_id))
-        except Exception as exc:  # any backend failure, as a search reads it: none
-            logger.debug("cannot read offloaded range %s: %r", offload_id, exc)
-            return None
 
     def page_starts(self, offload_id: str, page_tokens: int, counter: TokenCounter
                     ) -> list[int] | None:
@@ -205,8 +196,7 @@ class HiddenOriginals:
         try:
             index = RangeIndex(offload_id, raw)
         except (ValueError, TypeError, RecursionError) as exc:  # damaged: the blob has it
-            logger.warning("the search index of %s is damaged (%s); its messages are read "
-                           "instead", offload_id, exc)
+            _damaged(offload_id, exc)
             return None
         self._indexes[offload_id] = index
         while len(self._indexes) > self.max_ranges:
@@ -237,11 +227,9 @@ class HiddenOriginals:
         if index is not None:
             try:
                 entries, text = index.entries()
-                built = replace(_build(offload_id, entries, text),
-                                saved_counts=index.saved_counts)
+                built = _build(offload_id, entries, text, index.saved_counts)
             except (ValueError, TypeError, RecursionError) as exc:
-                logger.warning("the search index of %s is damaged (%s); its messages are "
-                               "read instead", offload_id, exc)
+                _damaged(offload_id, exc)
             self._indexes.pop(offload_id, None)
         if built is None:
             try:
@@ -252,8 +240,7 @@ class HiddenOriginals:
                 logger.warning("cannot read offloaded range %s: %r", offload_id, exc)
                 return None
             entries = message_entries(messages)
-            built = _build(offload_id, entries,
-                           _SEPARATOR.join(e.text for e in entries if e.text))
+            built = _build(offload_id, entries, entries_text(entries))
         self._ranges[offload_id] = built
         while len(self._ranges) > self.max_ranges:
             self._ranges.popitem(last=False)
@@ -289,10 +276,7 @@ class _Walk:
                 if part.inner is not None:
                     self._open(part.inner, stack)
                 elif part.passage is not None:
-                    if part.call is not None and part.call in names:
-                        out.append(replace(part.passage, label=f"{names[part.call]} result"))
-                    else:
-                        out.append(part.passage)
+                    out.append(_named(part.passage, part.call, names))
 
     def _open(self, offload_id: str, stack: list[Iterator[_Run | _Item]]) -> None:
         if offload_id in self.seen:
@@ -393,10 +377,7 @@ class _Plan:
                 if k in opens:
                     yield part.inner
             elif part.passage is not None:
-                if part.call is not None and part.call in names:
-                    yield replace(part.passage, label=f"{names[part.call]} result")
-                else:
-                    yield part.passage
+                yield _named(part.passage, part.call, names)
 
 
 def _inner(shape: _Range | RangeIndex) -> Sequence[str]:
@@ -406,7 +387,21 @@ def _inner(shape: _Range | RangeIndex) -> Sequence[str]:
     return [p.inner for p in shape.parts if isinstance(p, _Item) and p.inner is not None]
 
 
-def _build(offload_id: str, entries: Sequence[MessageEntry], text: str) -> _Range:
+def _named(passage: Passage, call: str | None, names: dict[str, str]) -> Passage:
+    """``passage``, a result labelled by its call's tool when the ``call`` is in another
+    range (``names``: the calls walked)."""
+    if call is not None and call in names:
+        return replace(passage, label=f"{names[call]} result")
+    return passage
+
+
+def _damaged(offload_id: str, exc: Exception) -> None:
+    logger.warning("the search index of %s is damaged (%s); its messages are read instead",
+                   offload_id, exc)
+
+
+def _build(offload_id: str, entries: Sequence[MessageEntry], text: str,
+           saved_counts: bytes = b"null") -> _Range:
     """A range decoded: each message's passage (where it starts in ``text``) and item."""
     items: list[_Item] = []
     offset = 0
@@ -416,8 +411,9 @@ def _build(offload_id: str, entries: Sequence[MessageEntry], text: str) -> _Rang
             passage = Passage(text=e.text, source=offload_id, offset=offset, label=e.label)
         items.append(_Item(e.inner, e.uses, passage, e.call if passage is not None else None))
         if e.text:
-            offset += len(e.text) + len(_SEPARATOR)
-    return _Range(text=text, messages=len(entries), parts=_parts(items))
+            offset += len(e.text) + len(SEPARATOR)
+    return _Range(text=text, messages=len(entries), parts=_parts(items),
+                  saved_counts=saved_counts)
 
 
 def _parts(items: Sequence[_Item]) -> tuple[_Run | _Item, ...]:

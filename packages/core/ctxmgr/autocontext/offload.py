@@ -94,7 +94,7 @@ class OffloadStore:
     def load_index(self, offload_id: str) -> bytes | None:
         """The search index saved beside ``offload_id``'s blob (``None``: there is none,
         or the store failed: the blob still has everything)."""
-        if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
+        if not _is_offload_id(offload_id):
             return None  # not an offload id: no range, no index
         key = f"{offload_id}{INDEX_SUFFIX}"
         try:
@@ -122,7 +122,7 @@ class OffloadStore:
             StoreError: the store failed whatever it raised (after :attr:`retry`), or the
                 blob is damaged (the message names it).
         """
-        if not isinstance(offload_id, str) or not re.fullmatch(r"[0-9a-f]{32}", offload_id):
+        if not _is_offload_id(offload_id):
             raise OffloadNotFoundError(str(offload_id))
         key = f"{offload_id}{BLOB_SUFFIX}"
         data = self.retry.call(lambda: self.store.get(self.namespace, key), store=self.store,
@@ -189,6 +189,11 @@ class OffloadStore:
         keys = self.retry.call(lambda: self.store.keys(self.namespace), store=self.store,
                                action=f"list {self._label('')}")
         return [k.removesuffix(BLOB_SUFFIX) for k in keys if k.endswith(BLOB_SUFFIX)]
+
+
+def _is_offload_id(value: object) -> bool:
+    """Whether ``value`` is an offload id (32 hex digits): anything else names no range."""
+    return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{32}", value) is not None
 
 
 def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:

@@ -12,7 +12,10 @@ import json
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.messages import thaw as _thaw
 
-__all__ = ["render_reloaded"]
+__all__ = ["SEPARATOR", "render_reloaded"]
+
+SEPARATOR = "\n\n"
+"""What stands between two rendered blocks, and so between two messages' texts."""
 
 
 def render_reloaded(messages: list[Message]) -> str:
@@ -27,4 +30,4 @@ def render_reloaded(messages: list[Message]) -> str:
                 parts.append(f"[{m.role} tool call id={b.id}] {b.name} {args}")
             elif isinstance(b, ToolResultBlock):
                 parts.append(f"[tool result id={b.tool_use_id}]\n{b.text}")
-    return "\n\n".join(parts)
+    return SEPARATOR.join(parts)

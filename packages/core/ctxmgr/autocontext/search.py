@@ -35,6 +35,7 @@ from typing import Any
 import regex
 
 from ctxmgr.autocontext.hidden import HiddenOriginals, MayHold, Passage
+from ctxmgr.autocontext.search_index import RangeIndex
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
 from ctxmgr.tokens import TokenCounter, default_counter
@@ -303,8 +304,7 @@ def _find(lookup: Lookup, query: _Query) -> tuple[list[_Hit], int, bool, int]:
         pattern = regex.compile(query.text)
         passages, searched = lookup(_pattern_filter(pattern, deadline))
         return (*_collect(_regex_matches(passages, pattern, deadline), want), False, searched)
-    needle = query.text.encode("utf-8", "surrogatepass")
-    passages, searched = lookup(lambda index: index.may_hold(needle))
+    passages, searched = lookup(_holding(query.text))
     hits, total = _collect(_literal_matches(passages, query.text), want)
     if total:
         return hits, total, False, searched
@@ -322,13 +322,20 @@ def _pattern_filter(pattern: regex.Pattern[str], deadline: float) -> MayHold | N
     passages; any other is looked for in every range that holds its literal, or in
     every passage (``None``)."""
     literal = _leading_literal(pattern)
-    needle = literal.encode("utf-8", "surrogatepass") if literal else None
+    holds = _holding(literal) if literal else None
     if not _joinable(pattern.pattern):
-        return None if needle is None else (lambda index: index.may_hold(needle))
-    if needle is None:
-        return lambda index: pattern.search(index.text(), timeout=_left(deadline)) is not None
-    return lambda index: index.may_hold(needle) and pattern.search(
-        index.text(), timeout=_left(deadline)) is not None
+        return holds
+
+    def matches(index: RangeIndex) -> bool:
+        return pattern.search(index.text(), timeout=_left(deadline)) is not None
+
+    return matches if holds is None else (lambda index: holds(index) and matches(index))
+
+
+def _holding(literal: str) -> MayHold:
+    """Whether a range may hold ``literal``: its bytes are in the range's raw text."""
+    needle = literal.encode("utf-8", "surrogatepass")
+    return lambda index: index.may_hold(needle)
 
 
 _SPECIAL = frozenset("\\.^$*+?{}[]()|")

@@ -25,16 +25,14 @@ from typing import NamedTuple
 
 from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids
 from ctxmgr.autocontext.paging import LineCounts
-from ctxmgr.autocontext.reload_text import render_reloaded
+from ctxmgr.autocontext.reload_text import SEPARATOR, render_reloaded
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["MessageEntry", "RangeIndex", "encode_index", "message_entries",
+__all__ = ["MessageEntry", "RangeIndex", "encode_index", "entries_text", "message_entries",
            "saved_line_counts", "stand_in_ids"]
 
 _VERSION = 2
-_SEPARATOR = "\n\n"
-"""What :func:`render_reloaded` puts between two rendered messages."""
 
 
 class MessageEntry(NamedTuple):
@@ -69,6 +67,12 @@ def message_entries(messages: Iterable[Message]) -> list[MessageEntry]:
     return out
 
 
+def entries_text(entries: Iterable[MessageEntry]) -> str:
+    """The reload text of a range whose messages are ``entries`` (:func:`render_reloaded`
+    of the range, from each message's own text)."""
+    return SEPARATOR.join(e.text for e in entries if e.text)
+
+
 def encode_index(offload_id: str, messages: Sequence[Message],
                  lines: LineCounts | None = None) -> bytes:
     """The index of the range ``messages`` saved under ``offload_id``, with ``lines``,
@@ -80,7 +84,7 @@ def encode_index(offload_id: str, messages: Sequence[Message],
             "uses": dict(u for e in entries for u in e.uses),
             "shown": sum(1 for e in entries if e.inner is None and e.text)}
     rows = [[len(e.text), e.inner, [list(u) for u in e.uses], e.label, e.call] for e in entries]
-    joined = _SEPARATOR.join(e.text for e in entries if e.text)
+    joined = entries_text(entries)
     counts = None
     if lines is not None:
         chars, tokens = lines.pieces(len(joined))
@@ -164,8 +168,8 @@ class RangeIndex:
             out.append(MessageEntry(text[at:end], inner,
                                     tuple(map(tuple, uses)) if uses else (), label, call))
             if chars:
-                at = end + len(_SEPARATOR)
-        if max(0, at - len(_SEPARATOR)) != len(text) or any(r[0] < 0 for r in rows):
+                at = end + len(SEPARATOR)
+        if max(0, at - len(SEPARATOR)) != len(text) or any(r[0] < 0 for r in rows):
             raise ValueError("its layout does not cover its text")
         return out, text
 
