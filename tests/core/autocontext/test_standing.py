@@ -20,10 +20,13 @@ from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.record import CALLS_HEADER
 from ctxmgr.autocontext.standing import (
+    LIKELY_DEMOTE,
     TRIVIAL_WORDS,
+    UPDATE_BONUS,
     USER_NOTE_HEADER,
     Statement,
     latest,
+    likely_updates,
     priority,
     scores,
     select,
@@ -192,7 +195,9 @@ def test_an_update_ranks_at_least_as_high_as_the_rule_it_replaced() -> None:
     stated = said(rule, update, remark)
     standing = latest(stated)
     assert [s.text for s in standing] == [update, remark]
-    assert scores(standing, among=stated)[(1,)] == scores(stated)[(0,)] > priority(update)
+    # ... and a step higher: the user said that thing twice, and this is what stands
+    assert scores(standing, among=stated)[(1,)] == scores(stated)[(0,)] + UPDATE_BONUS
+    assert scores(stated)[(0,)] > priority(update)
     kept, left_out = select(standing, len(update) + 3, among=stated)
     assert [s.text for s in kept] == [update] and left_out == 1
 
@@ -221,7 +226,8 @@ def test_the_same_words_with_another_limit_are_an_update() -> None:
     stated = said("Keep the discount under 29%.", "Keep the discount under 17%.")
     standing = latest(stated)
     assert [s.text for s in standing] == ["Keep the discount under 17%."]
-    assert scores(standing, among=stated)[(1,)] == priority("Keep the discount under 17%.")
+    assert scores(standing, among=stated)[(1,)] == \
+        priority("Keep the discount under 17%.") + UPDATE_BONUS
 
 
 def test_a_comparison_that_bounds_a_value_binds_like_a_modal_verb() -> None:
@@ -321,7 +327,8 @@ def test_a_restatement_is_told_by_its_values_whatever_grammar_word_follows_a_num
 def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> None:
     a = "The warehouse code changed this morning to WH-1001."
     b = "The loading dock changed this morning to WH-2002."
-    assert supersedes(b, a)  # alone, the shared words look like one subject
+    # "changed this morning to" is a frame: each names a thing of its own (code, dock)
+    assert not supersedes(b, a)
     assert supersedes("The warehouse code is now WH-2002.", a)  # "warehouse code" names it
     conversation = said(a, b, "The returns depot changed this morning to WH-3003.",
                         "The host changed this morning to db-4.internal.")
@@ -372,6 +379,72 @@ def test_latest_keeps_one_of_equal_statements_and_only_the_newest_value_in_order
     assert texts(latest(stated)) == ["Never touch prod.", "Answer in Czech.",
                                      "The refund cap is $650 now."]
     assert latest(reversed(stated)) == latest(stated)  # by when it was said, not list order
+
+
+@pytest.mark.parametrize(("earlier", "later"), [
+    # other words for the same thing, and a word of change
+    ("Please note down the ticket for this: TCK-90808.",
+     "Heads up, the support case is now TCK-89300."),
+    ("Keep the planned downtime under 222 minutes.",
+     "Good news, any maintenance outage can now go as high as 199 minutes."),
+    ("Don't let the number of retries go above 10 attempts.",
+     "Retry attempts can now go as high as 4 attempts."),
+    # a slip of the keys in the subject
+    ("Can we keep the spend on contractors to $6,000 at most?",
+     "From this week the sepnd on contractors can be up to $8,035, no more."),
+])
+def test_an_update_in_other_words_is_likely_and_ranks_first(earlier: str, later: str) -> None:
+    stated = said("Never touch the prod database.", earlier, later)
+    assert not supersedes(later, earlier)  # too little to drop the earlier one for
+    assert likely_updates(stated) == {(2,): (1,)}
+    score = scores(stated)
+    assert score[(2,)] > score[(1,)]
+    assert score[(1,)] <= priority(earlier) - LIKELY_DEMOTE
+    kept, _ = select(stated[1:], len(later) + 3)
+    assert texts(kept) == [later]
+
+
+@pytest.mark.parametrize(("earlier", "later"), [
+    # a rule and a goal about two orders are two things
+    ("Please don't refund order ORD-69404, whatever happens.",
+     "I need to get to where the refund for order ORD-73296 has gone through."),
+    # a unit of time alone, without a word of change, is no evidence
+    ("Keep the planned downtime under 222 minutes.",
+     "I've been on hold with the carrier for 31 minutes."),
+])
+def test_two_things_said_alike_are_not_a_likely_update(earlier: str, later: str) -> None:
+    assert not supersedes(later, earlier)
+    assert likely_updates(said(earlier, later)) == {}
+
+
+def test_a_likely_update_needs_one_best_match_each_way() -> None:
+    # two earlier caps in minutes: the later one is about neither in words, so neither
+    stated = said("Keep the planned downtime under 222 minutes.",
+                  "Keep the nightly backup under 40 minutes.",
+                  "It can now go as high as 199 minutes.")
+    assert likely_updates(stated) == {}
+
+
+def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:
+    first = "Can we keep the spend on contractors to $6,805 at most?"
+    again = "The spned on contractors must never be more than $6,805."
+    assert supersedes(again, first)  # "$6,805" both times, not "$6" and "6,805."
+    assert texts(latest(said(first, again))) == [again]
+
+
+@pytest.mark.parametrize(("remark", "rule"), [
+    ("It's 5:20 here, so not much time left.", "It's 5:20 pm, so don't call them."),
+    ("Only 13% of the tickets today are about shipping.",
+     "Only 13% of the tickets may be closed unanswered."),
+    ("My extension is 709 if you need to reach me.", "You need to use extension 709."),
+])
+def test_grammar_that_does_not_bind_ranks_below_a_rule(remark: str, rule: str) -> None:
+    assert priority(remark) < priority(rule)
+
+
+def test_a_limit_in_a_condition_still_binds() -> None:
+    assert priority("If the planned downtime would go over 217 minutes, stop and ask me.") > \
+        priority("The planned downtime was 217 minutes.")
 
 
 # ================================================================= reading a message

@@ -33,7 +33,13 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   has) when it says every value again (a restatement), or when both share a word pair
   that names the thing ("planned downtime") and few other statements use, unless
   their ids are of two kinds (an order number, a VAT number), or the pair holds a
-  grammar word ("the export") and only one of the two sentences negates.
+  grammar word ("the export") and only one of the two sentences negates or each says
+  a content word the other does not (a shared frame: "X changed this morning to").
+* *Likely updates* (:func:`likely_updates`): an update in other words ("the ticket
+  for this is TCK-1" ... "the support case is now TCK-2") is weighed from weaker
+  evidence (an id's shape, a unit, a rare word shared, a slip of the keys forgiven, a
+  word of change): nothing is dropped for it, but the earlier sentence ranks lower and
+  the later one higher, and any update ranks a step above what it replaced.
 """
 
 from __future__ import annotations
@@ -50,10 +56,14 @@ from ctxmgr.autocontext.record import without_record
 from ctxmgr.messages import Message
 
 __all__ = [
+    "LIKELY_DEMOTE",
+    "LIKELY_EVIDENCE",
     "TRIVIAL_WORDS",
+    "UPDATE_BONUS",
     "USER_NOTE_HEADER",
     "Statement",
     "latest",
+    "likely_updates",
     "priority",
     "scores",
     "select",
@@ -131,7 +141,9 @@ _CALENDAR = frozenset([*_MONTHS, *_WEEKDAYS, "january", "february", "march", "ap
                        "december", "sept"])
 _MONTH_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d")
 _WEEKDAY = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})\b")
-_MONEY = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|pounds?)\b", re.I)
+_MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|"
+                    r"dollars?|euros?|pounds?)\b", re.I)
+"""An amount, whole: "$6,805" (not "$6"), "4,250.98 EUR"."""
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")
@@ -290,13 +302,33 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
 @lru_cache(maxsize=8192)
 def _binds(sentence: str) -> bool:
     """A negation, a modal verb, "have to", or a limit or comparison on a value ("under
-    370 MB", "no higher than 5")."""
+    370 MB", "no higher than 5"); but not a negated quantity ("not much time left"),
+    "only" before a number ("only 13% of the tickets": a quantity in focus) or a modal
+    verb in a condition ("if you need to reach me"): grammar that does not bind."""
     words = [w.lower() for w in _words(sentence)]
-    return any(((w in _BINDING or w.endswith("n't"))
-                and (w not in _LIMITS or _value_follows(words, k)))
-               or (w in ("have", "has") and words[k + 1:k + 2] == ["to"])
-               for k, w in enumerate(words)) or bool(
+    condition = {w.lower() for m in _CONDITION.finditer(sentence) for w in _words(m[0])}
+
+    def binding(k: int, word: str) -> bool:
+        after = words[k + 1] if k + 1 < len(words) else ""
+        if word in _LIMITS:
+            return _value_follows(words, k)
+        if word in ("have", "has"):
+            return after == "to"
+        if word not in _BINDING and not word.endswith("n't"):
+            return False
+        if word not in _NEGATION and not word.endswith("n't"):
+            return not (word == "only" and after[:1].isdigit()) and word not in condition
+        return after not in _QUANTIFIERS
+
+    return any(binding(k, w) for k, w in enumerate(words)) or bool(
         value_kinds(sentence) and _COMPARATIVE.search(sentence))
+
+
+_QUANTIFIERS = frozenset(("much", "many", "enough", "all", "every", "quite", "too", "very",
+                          "yet"))
+"""After a negation, these make it a quantity ("not much", "not all"), not a rule."""
+_CONDITION = re.compile(r"\b(?:if|in case)\b[^,;:.!?]*", re.I)
+"""A condition clause, up to its comma: a modal verb in it says when, not what must be."""
 
 
 _STABLE = frozenset(("id", "path"))
@@ -350,8 +382,11 @@ def supersedes(later: str, earlier: str, *,
     and that few other statements of the conversation use (``df``: in how many it
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
     subject, and a pair with a grammar word, "the export", in more than one fewer, and
-    only between two sentences that both negate or neither: "try not to skip saving the
-    exports to X" and "the export lands in Y" are two things), and
+    only between two sentences that both negate or neither and when one of them says no
+    content word the other does not: "try not to skip saving the exports to X" and "the
+    export lands in Y" are two things, and so are "the contact email changed this morning
+    to X" and "the database host changed this morning to Y", which share a frame, not a
+    subject; :func:`likely_updates` weighs such pairs instead), and
     their ids must be of one kind when both have ids (``ORD-56113`` does not replace
     ``GB869939294``). A later sentence that says every value of ``earlier`` again is a
     restatement, and replaces it too, whatever its words: one of them is enough.
@@ -366,9 +401,18 @@ def supersedes(later: str, earlier: str, *,
     if ids and old_ids and not ids & old_ids:
         return False  # an order number and a VAT number: two things, whatever the words
     shared = _phrases(later) & _phrases(earlier)
-    same_polarity = _negated(later) == _negated(earlier)
+    if not shared:
+        return False
+    words, old_words = _content_words(later), _content_words(earlier)
+    one_frame = _negated(later) == _negated(earlier) and (
+        _covered(words, old_words) or _covered(old_words, words))
     return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
-               and (same_polarity or _naming(pair)) for pair in shared)
+               and (_naming(pair) or one_frame) for pair in shared)
+
+
+def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
+    """Every one of ``words`` is one of ``by`` (:func:`_same_word`)."""
+    return all(any(_same_word(a, b) for b in by) for a in words)
 
 
 def _negated(sentence: str) -> bool:
@@ -418,10 +462,133 @@ def _values(sentence: str) -> frozenset[str]:
     out = {d for d in distinctive_strings(sentence) if _ID_CHARS.search(d)}
     for m in _NUMBER_UNIT.finditer(sentence):
         number = m.group(0)[:m.start(1) - m.start()] if m.group(1) else m.group(0)
-        out.add(" ".join(filter(None, (number.strip(), _unit(m)))))
+        out.add(" ".join(filter(None, (number.strip().rstrip(".,"), _unit(m)))))
     out.update(m.group(0) for m in _MONEY.finditer(sentence))
     out.update(_names(sentence))
     return frozenset(out)
+
+
+@lru_cache(maxsize=8192)
+def _content_words(sentence: str) -> frozenset[str]:
+    """The content words of ``sentence`` (:func:`_content`), the values' own letters and
+    a contraction's second part left out: what it is about, in its words."""
+    values = {w.lower() for d in [*distinctive_strings(sentence), *_names(sentence)]
+              for w in _LETTERS.findall(d)}
+    out = set()
+    for token in _words(sentence):
+        word = _APOSTROPHE.split(token.lower())[0]
+        if not token[0].isdigit() and word not in values and _content(word.rstrip("s")) \
+                and word not in _BINDING:
+            out.add(word)
+    return frozenset(out)
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word, give or take an ending ("retries", "retry") or a slip of the keys: two
+    letters swapped ("spend", "sepnd")."""
+    if a == b:
+        return True
+    swapped = sum(x != y for x, y in zip(a, b, strict=False))
+    if len(a) == len(b) and sorted(a) == sorted(b) and swapped <= 2:
+        return True
+    common = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                  min(len(a), len(b)))
+    return common >= max(4, min(len(a), len(b)) - 2)
+
+
+_CHANGE = re.compile(r"\b(?:now|new|instead|anymore|actually|rather|wrong|mistake|moved|"
+                     r"chang\w*|correct\w*|revis\w*|updat\w*|switch\w*|"
+                     r"from \w+(?: \w+)? on)\b", re.I)
+"""Words that mark a change or a repair ("now", "instead", "actually", "from here on",
+"changed", "revised"): English adverbs and the words for changing, one signal among
+those :func:`likely_updates` weighs, never enough alone."""
+_TIME_UNITS = frozenset(("second", "minute", "hour", "day", "week", "month", "year"))
+_QUANTITIES = frozenset(("number", "money", "percent", "time", "date"))
+LIKELY_EVIDENCE = 2
+"""The evidence (:func:`_update_evidence`) from which a later statement likely updates an
+earlier one."""
+LIKELY_DEMOTE = 2
+"""Priority steps an earlier statement loses when a later one likely updates it."""
+UPDATE_BONUS = 1
+"""Priority steps a statement gains for giving a new value: the user said that thing
+twice, and the new value is what stands."""
+_KEY_MAX_DF = 8
+"""A unit, an id's shape or a word in more statements than this finds no candidates."""
+
+
+def likely_updates(statements: Sequence[Statement]) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """For each statement that likely gives a new value, in words of its own, for what
+    one earlier statement set, the order of that earlier one: an update
+    :func:`supersedes` cannot tell ("the ticket for this is TCK-1" ... "the support case
+    is now TCK-2"; "keep the planned downtime under 222 minutes" ... "any maintenance
+    outage can now go as high as 199 minutes").
+
+    Weaker evidence than :func:`supersedes` asks for, so nothing is dropped for it: the
+    earlier one is ranked lower and the later one at least as high (:func:`scores`).
+    The two must be each other's best match (one later statement, one earlier), and
+    neither pasted."""
+    valued = sorted((s for s in {s.text: s for s in statements}.values()
+                     if not s.pasted and value_kinds(s.text)), key=lambda s: s.order)
+    df: Counter[str] = Counter(w for s in valued for w in _content_words(s.text))
+    index: dict[str, list[int]] = {}
+    found: dict[tuple[int, int], int] = {}
+    for j, late in enumerate(valued):
+        keys = _update_keys(late.text)
+        near = {i for k in keys if len(index.get(k, ())) <= _KEY_MAX_DF
+                for i in index.get(k, ())}
+        for i in sorted(near):
+            if (e := _update_evidence(late.text, valued[i].text, df)) >= LIKELY_EVIDENCE:
+                found[(j, i)] = e
+        for k in keys:
+            index.setdefault(k, []).append(j)
+    best_earlier: dict[int, tuple[int, int | None]] = {}
+    best_later: dict[int, tuple[int, int | None]] = {}
+    for (j, i), e in found.items():
+        for best, me, other in ((best_earlier, j, i), (best_later, i, j)):
+            top = best.get(me)
+            if top is None or e > top[0]:
+                best[me] = (e, other)
+            elif e == top[0]:
+                best[me] = (e, None)  # a tie: no one best match
+    return {valued[j].order: valued[i].order for j, (_, i) in best_earlier.items()
+            if i is not None and best_later[i][1] == j}
+
+
+def _update_keys(sentence: str) -> set[str]:
+    """What a statement and its update may share: a unit, an id's shape, a word (by its
+    first four letters, and by its letters, for a slip of the keys)."""
+    keys = {k for k in value_kinds(sentence) if k.startswith("unit:")}
+    keys.update(f"id:{shape}" for shape in _id_shapes(sentence))
+    for word in _content_words(sentence):
+        keys.update((f"w:{word[:4]}", f"l:{''.join(sorted(word))}"))
+    return keys
+
+
+def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
+    """How strongly ``later`` looks like a new value for what ``earlier`` set: 0 when its
+    values could not stand for ``earlier``'s (a kind missing, ids of another shape, a
+    restatement, or a rule and a plain statement about one id); else an id shape they
+    share (2, an email address 1), a unit (2, a unit of time 1), each content word they
+    share that few statements use (1), and a word of change in ``later`` (1, with other
+    evidence only)."""
+    kinds, old_kinds = value_kinds(later), value_kinds(earlier)
+    if not old_kinds <= kinds or _values(earlier) <= _values(later):
+        return 0
+    shapes, old_shapes = _id_shapes(later), _id_shapes(earlier)
+    if shapes and old_shapes and not shapes & old_shapes:
+        return 0
+    quantity = any(k in _QUANTITIES or k.startswith("unit:") for k in old_kinds)
+    if not quantity and _negated(later) != _negated(earlier):
+        return 0  # "never refund ORD-1" and "the refund for ORD-2 has gone through"
+    evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
+    for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
+        evidence += 1 if kind[5:] in _TIME_UNITS else 2
+    words = _content_words(later)
+    evidence += sum(1 for b in _content_words(earlier) if df.get(b, 1) <= SUBJECT_MAX_DF
+                    and any(_same_word(a, b) for a in words))
+    if evidence and _CHANGE.search(later):
+        evidence += 1
+    return evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,8 +693,21 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
                                                         replaced.get(s.order, ())]))
            - (3 if s.pasted else 0)
            for s in pool}
-    return {s.order: max([own[s.order], *(own[o] for o in replaced.get(s.order, ()))])
-            for s in statements}
+    gone = {o for olds in replaced.values() for o in olds}
+    likely = {a: b for a, b in likely_updates(pool).items() if b not in gone}
+    out = {}
+    for s in statements:
+        earlier = [*replaced.get(s.order, ())]
+        if s.order in likely:
+            earlier.append(likely[s.order])
+        score = max([own[s.order], *(own[o] for o in earlier)])
+        changed = s.order in likely or any(_values(text_of[o]) - _values(s.text)
+                                           for o in replaced.get(s.order, ()))
+        out[s.order] = score + (UPDATE_BONUS if changed else 0)
+    for later, earlier_one in likely.items():
+        if later in out and earlier_one in out:
+            out[earlier_one] -= LIKELY_DEMOTE
+    return out
 
 
 def _is_update(text: str, replaced: Sequence[str]) -> bool:
@@ -536,9 +716,10 @@ def _is_update(text: str, replaced: Sequence[str]) -> bool:
     let it go above 228 minutes"), or binding ("keep the discount under 17%" after "keep
     the discount under 29%"). The same words with another number and nothing binding are
     a reading taken again ("the queue shows 16 people waiting"), and rank as the repeated
-    remark they are."""
+    remark they are, binding or not when they speak of the moment ("it's 5:20 here, so
+    not much time left")."""
     return bool(replaced) and (any(_pattern(o) != _pattern(text) for o in replaced)
-                               or _binds(text))
+                               or (_binds(text) and not _DEIXIS.search(text)))
 
 
 def select(statements: Sequence[Statement], max_chars: int, *,
