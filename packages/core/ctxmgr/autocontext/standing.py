@@ -314,11 +314,11 @@ def _binds(sentence: str) -> bool:
             return _value_follows(words, k)
         if word in ("have", "has"):
             return after == "to"
-        if word not in _BINDING and not word.endswith("n't"):
+        if word in _NEGATION or word.endswith("n't"):
+            return after not in _QUANTIFIERS
+        if word not in _BINDING:
             return False
-        if word not in _NEGATION and not word.endswith("n't"):
-            return not (word == "only" and after[:1].isdigit()) and word not in condition
-        return after not in _QUANTIFIERS
+        return not (word == "only" and after[:1].isdigit()) and word not in condition
 
     return any(binding(k, w) for k, w in enumerate(words)) or bool(
         value_kinds(sentence) and _COMPARATIVE.search(sentence))
@@ -357,7 +357,7 @@ def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
     breaks the run, with the unit after a number ("under 281 seconds" pairs nothing: the
     words belong to the value, not to what it is about), and a contraction counts as its
     first word ("that's" is "that")."""
-    values = {w.lower() for d in distinctive_strings(sentence) for w in _LETTERS.findall(d)}
+    values = _value_letters(distinctive_strings(sentence))
     out: set[tuple[str, str]] = set()
     before, unit_next = "", False
     for token in _words(sentence):
@@ -472,8 +472,7 @@ def _values(sentence: str) -> frozenset[str]:
 def _content_words(sentence: str) -> frozenset[str]:
     """The content words of ``sentence`` (:func:`_content`), the values' own letters and
     a contraction's second part left out: what it is about, in its words."""
-    values = {w.lower() for d in [*distinctive_strings(sentence), *_names(sentence)]
-              for w in _LETTERS.findall(d)}
+    values = _value_letters([*distinctive_strings(sentence), *_names(sentence)])
     out = set()
     for token in _words(sentence):
         word = _APOSTROPHE.split(token.lower())[0]
@@ -483,14 +482,19 @@ def _content_words(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _value_letters(values: Iterable[str]) -> set[str]:
+    """The words of ``values`` ("walrus" and "labs" of ``github.com/walrus-labs``),
+    lowercased: they belong to the value, not to what the sentence is about."""
+    return {w.lower() for value in values for w in _LETTERS.findall(value)}
+
+
 def _same_word(a: str, b: str) -> bool:
     """One word, give or take an ending ("retries", "retry") or a slip of the keys: two
     letters swapped ("spend", "sepnd")."""
     if a == b:
         return True
-    swapped = sum(x != y for x, y in zip(a, b, strict=False))
-    if len(a) == len(b) and sorted(a) == sorted(b) and swapped <= 2:
-        return True
+    if len(a) == len(b) and sorted(a) == sorted(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) <= 2
     common = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
                   min(len(a), len(b)))
     return common >= max(4, min(len(a), len(b)) - 2)
