@@ -417,6 +417,17 @@ def test_two_things_said_alike_are_not_a_likely_update(earlier: str, later: str)
     assert likely_updates(said(earlier, later)) == {}
 
 
+def test_a_likely_update_demotes_the_copy_latest_keeps_of_a_sentence_said_twice() -> None:
+    cap = "Keep the planned downtime under 222 minutes."
+    update = "Good news, any maintenance outage can now go as high as 199 minutes."
+    stated = said(cap, "Never touch prod.", cap, update)
+    assert likely_updates(stated) == {(3,): (0,)}
+    standing = latest(stated)
+    assert texts(standing) == [cap, "Never touch prod.", update]
+    score = scores(standing, among=stated)
+    assert score[(0,)] == priority(cap) - LIKELY_DEMOTE < score[(3,)]
+
+
 def test_a_likely_update_needs_one_best_match_each_way() -> None:
     # two earlier caps in minutes: the later one is about neither in words, so neither
     stated = said("Keep the planned downtime under 222 minutes.",

@@ -531,8 +531,10 @@ def likely_updates(statements: Sequence[Statement]) -> dict[tuple[int, ...], tup
     earlier one is ranked lower and the later one at least as high (:func:`scores`).
     The two must be each other's best match (one later statement, one earlier), and
     neither pasted."""
-    valued = sorted((s for s in {s.text: s for s in statements}.values()
-                     if not s.pasted and value_kinds(s.text)), key=lambda s: s.order)
+    first: dict[str, Statement] = {}  # of equal statements the first, as :func:`latest`
+    for s in sorted(statements, key=lambda s: s.order):
+        first.setdefault(s.text, s)
+    valued = [s for s in first.values() if not s.pasted and value_kinds(s.text)]
     df: Counter[str] = Counter(w for s in valued for w in _content_words(s.text))
     index: dict[str, list[int]] = {}
     found: dict[tuple[int, int], int] = {}
