@@ -107,37 +107,6 @@ def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_gramma
 
 
 @pytest.mark.parametrize("text", [
-    # the value comes after a lead-in that names what it is for
-    "One more thing about the hotel rate. It can't be higher than 7,255 EUR.",
-    "About the api timeout.  They said it's 30 seconds.",  # the spacing kept verbatim
-    # a rule that names its value only by a pronoun
-    "Heads up, k8s-juniper-east belongs to another team. We never touch it.",
-    "The granite_rowan table is shared. Don't drop it, ever.",
-])
-def test_a_sentence_that_leans_on_the_one_before_for_its_subject_stays_with_it(
-        text: str) -> None:
-    assert sentences(text) == [text]
-
-
-@pytest.mark.parametrize(("text", "parts"), [
-    # a remark with "it" that binds nothing is not part of the value before it
-    ("The config file is /etc/x.conf. Sorry it took a while.",
-     ["The config file is /etc/x.conf.", "Sorry it took a while."]),
-    # two values are two statements, pronoun or not
-    ("The cap is $450. It was $300 before.", ["The cap is $450.", "It was $300 before."]),
-    # a question or a courtesy introduces nothing
-    ("Is that the hotel rate? It is 7,255 EUR.", ["Is that the hotel rate?", "It is 7,255 EUR."]),
-    ("ok. It is 7,255 EUR.", ["ok.", "It is 7,255 EUR."]),
-    # a line break ends what a pronoun can lean on
-    ("One more thing about the hotel rate.\nIt can't be higher than 7,255 EUR.",
-     ["One more thing about the hotel rate.", "It can't be higher than 7,255 EUR."]),
-])
-def test_sentences_that_do_not_lean_on_each_other_stay_apart(text: str,
-                                                              parts: list[str]) -> None:
-    assert sentences(text) == parts
-
-
-@pytest.mark.parametrize("text", [
     "Send it to Margit Halvorsen in Oslo today.",  # names
     "The deadline is in May 2025.",  # a month, then a number
     "Book it with The Hague office.",  # a name that opens with a grammar word
@@ -427,7 +396,7 @@ def test_latest_keeps_one_of_equal_statements_and_only_the_newest_value_in_order
 def test_an_update_in_other_words_is_likely_and_ranks_first(earlier: str, later: str) -> None:
     stated = said("Never touch the prod database.", earlier, later)
     assert not supersedes(later, earlier)  # too little to drop the earlier one for
-    assert likely_updates(stated) == {(2,): ((1,),)}
+    assert likely_updates(stated) == {(2,): (1,)}
     score = scores(stated)
     assert score[(2,)] > score[(1,)]
     assert score[(1,)] <= priority(earlier) - LIKELY_DEMOTE
@@ -452,35 +421,11 @@ def test_a_likely_update_demotes_the_copy_latest_keeps_of_a_sentence_said_twice(
     cap = "Keep the planned downtime under 222 minutes."
     update = "Good news, any maintenance outage can now go as high as 199 minutes."
     stated = said(cap, "Never touch prod.", cap, update)
-    assert likely_updates(stated) == {(3,): ((0,),)}
+    assert likely_updates(stated) == {(3,): (0,)}
     standing = latest(stated)
     assert texts(standing) == [cap, "Never touch prod.", update]
     score = scores(standing, among=stated)
     assert score[(0,)] == priority(cap) - LIKELY_DEMOTE < score[(3,)]
-
-
-def test_an_update_to_a_value_whose_subject_was_said_the_sentence_before_is_likely() -> None:
-    # the subject is in the lead-in, the value after a pronoun: one statement, so its words
-    # ("hotel rate", with a slip of the keys) match the update's
-    earlier = "One more thing about the htoel rate. It can't be higher than 7,255 EUR."
-    update = "Change of plan: the hotel rate is now capped at 9,275 USD."
-    stated = said("Never touch prod.", *sentences(earlier), update)
-    assert likely_updates(stated) == {(2,): ((1,),)}
-    kept, _ = select(stated[1:], len(update) + 3)
-    assert texts(kept) == [update]
-
-
-def test_one_run_on_sentence_can_update_two_things_at_once() -> None:
-    cost_center = "It's easier for the auditors if you book expenses to cost center CC-2039."
-    downtime = "Should the planned downtime ever need to pass 11 minutes, check with me first."
-    both = ("better to charge expenses to CC-7931 now new number for the planned downitme: "
-            "192 minutes")
-    stated = said(cost_center, downtime, both)
-    assert likely_updates(stated) == {(2,): ((0,), (1,))}
-    score = scores(stated)
-    assert score[(2,)] > max(score[(0,)], score[(1,)])
-    kept, _ = select(stated, len(both) + 3)
-    assert texts(kept) == [both]
 
 
 def test_a_likely_update_needs_one_best_match_each_way() -> None:

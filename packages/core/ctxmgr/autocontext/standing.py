@@ -13,9 +13,7 @@ instruction phrasings; the signals are general ones, designed on generated
 sessions with many phrasings (``ctxmgr.replay.instructions``):
 
 * *Sentences.* A message is cut at line breaks and after ``.``, ``!`` or ``?``
-  followed by a space (a cut too many only splits a kept sentence in two), except where
-  a pronoun leans on the sentence before for its subject or its value ("One more thing
-  about the hotel rate. It can't be higher than 7,255 EUR."): the two stay one. ctxmgr's
+  followed by a space (a cut too many only splits a kept sentence in two). ctxmgr's
   own markup (offload tags, the headers of its notes) is not the user's: left out.
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
   a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it.
@@ -41,8 +39,7 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   for this is TCK-1" ... "the support case is now TCK-2") is weighed from weaker
   evidence (an id's shape, a unit, a rare word shared, a slip of the keys forgiven, a
   word of change): nothing is dropped for it, but the earlier sentence ranks lower and
-  the later one higher, and any update ranks a step above what it replaced. One run-on
-  sentence may update several things at once, one value of each kind.
+  the later one higher, and any update ranks a step above what it replaced.
 """
 
 from __future__ import annotations
@@ -93,12 +90,7 @@ TRIVIAL_WORDS = 2
 """A sentence of at most this many words and no value is a courtesy ("ok, thanks",
 "go on"), not content."""
 
-_LINES = re.compile(r"\n+")
-_STOPS = re.compile(r"(?<=[.!?])\s+")
-_PRONOUNS = frozenset(("it", "it's", "it’s", "its", "they", "they're", "they’re", "them",
-                       "their"))
-"""Third-person pronouns: a sentence with one may say its subject only in the sentence
-before."""
+_SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
@@ -175,44 +167,15 @@ _QUOTED = re.compile(r"\"[^\"]{2,}\"|'[^']{2,}'|`[^`]+`|“[^”]{2,}”")
 
 def sentences(text: str) -> list[str]:
     """The sentences of one message, verbatim (bullets and ctxmgr's markup left out:
-    offload tags, the record of a stand-in, the note's header); two sentences of one line
-    stay one where a pronoun leans on the other for its value or its subject
-    (:func:`_leans_back`)."""
+    offload tags, the record of a stand-in, the note's header)."""
     out: list[str] = []
-    for line in _LINES.split(without_record(text)):
-        pieces: list[str] = []
-        start = end = 0  # the span of pieces[-1] in line
-        for part in _STOPS.split(line):
-            for piece in _run_on(part):
-                piece = _BULLET.sub("", piece).strip()
-                if (not piece or OFFLOAD_TAG_RE.search(piece) or piece in _HEADERS
-                        or _NOTE_COUNT.match(piece)):
-                    continue
-                at = line.find(piece, end)
-                if pieces and _leans_back(pieces[-1], piece):
-                    pieces[-1] = line[start:at + len(piece)]  # verbatim, with its space
-                else:
-                    pieces.append(piece)
-                    start = at
-                end = at + len(piece)
-        out.extend(pieces)
+    for piece in (p for line in _SPLIT.split(without_record(text)) for p in _run_on(line)):
+        piece = _BULLET.sub("", piece).strip()
+        if (not piece or OFFLOAD_TAG_RE.search(piece) or piece in _HEADERS
+                or _NOTE_COUNT.match(piece)):
+            continue
+        out.append(piece)
     return out
-
-
-def _leans_back(before: str, sentence: str) -> bool:
-    """``sentence`` needs ``before`` to be understood: it opens with a pronoun and
-    carries the value ``before`` only introduces ("One more thing about the hotel rate.
-    It can't be higher than 7,255 EUR."), or binds with a pronoun the value ``before``
-    named ("Heads up, k8s-juniper is another team's. We never touch it.")."""
-    if before.rstrip().endswith("?"):
-        return False
-    first = _words(sentence)[:1]
-    opens = bool(first) and first[0].lower() in _PRONOUNS
-    refers = _PRONOUNS.intersection(w.lower() for w in _words(sentence))
-    said, needs = value_kinds(before), value_kinds(sentence)
-    if needs and not said:
-        return opens and not _is_trivial(before)
-    return bool(said and not needs and refers and _binds(sentence))
 
 
 def _run_on(line: str) -> list[str]:
@@ -557,10 +520,9 @@ _KEY_MAX_DF = 8
 """A unit, an id's shape or a word in more statements than this finds no candidates."""
 
 
-def likely_updates(statements: Sequence[Statement]
-                   ) -> dict[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+def likely_updates(statements: Sequence[Statement]) -> dict[tuple[int, ...], tuple[int, ...]]:
     """For each statement that likely gives a new value, in words of its own, for what
-    earlier statements set, the orders of those: an update
+    one earlier statement set, the order of that earlier one: an update
     :func:`supersedes` cannot tell ("the ticket for this is TCK-1" ... "the support case
     is now TCK-2"; "keep the planned downtime under 222 minutes" ... "any maintenance
     outage can now go as high as 199 minutes").
@@ -568,8 +530,7 @@ def likely_updates(statements: Sequence[Statement]
     Weaker evidence than :func:`supersedes` asks for, so nothing is dropped for it: the
     earlier one is ranked lower and the later one at least as high (:func:`scores`).
     The two must be each other's best match (one later statement, one earlier), and
-    neither pasted; a later statement that is the best match of several earlier ones,
-    each setting a value of its own kind, updates them all (a run-on sentence)."""
+    neither pasted."""
     first: dict[str, Statement] = {}  # of equal statements the first, as :func:`latest`
     for s in sorted(statements, key=lambda s: s.order):
         first.setdefault(s.text, s)
@@ -595,22 +556,8 @@ def likely_updates(statements: Sequence[Statement]
                 best[me] = (e, other)
             elif e == top[0]:
                 best[me] = (e, None)  # a tie: no one best match
-    # a later statement updates the earlier ones whose one best match it is: all of them
-    # when each sets a value of another kind (a run-on: "charge CC-7931 now new number for
-    # the downtime: 192 minutes"), else the one that is its own best match too
-    links: dict[int, list[int]] = {}
-    for old, (_, new) in best_later.items():
-        if new is not None:
-            links.setdefault(new, []).append(old)
-    out: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {}
-    for new, olds in links.items():
-        kinds = [value_kinds(valued[o].text) for o in olds]
-        if len(olds) > 1 and all(a.isdisjoint(b) for k, a in enumerate(kinds)
-                                 for b in kinds[k + 1:]):
-            out[valued[new].order] = tuple(sorted(valued[o].order for o in olds))
-        elif (pick := best_earlier[new][1]) is not None and pick in olds:
-            out[valued[new].order] = (valued[pick].order,)
-    return out
+    return {valued[j].order: valued[i].order for j, (_, i) in best_earlier.items()
+            if i is not None and best_later[i][1] == j}
 
 
 def _update_keys(sentence: str) -> set[str]:
@@ -753,19 +700,19 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
            - (3 if s.pasted else 0)
            for s in pool}
     gone = {o for olds in replaced.values() for o in olds}
-    likely = {a: kept for a, b in likely_updates(pool).items()
-              if (kept := tuple(o for o in b if o not in gone))}
+    likely = {a: b for a, b in likely_updates(pool).items() if b not in gone}
     out = {}
     for s in statements:
-        earlier = [*replaced.get(s.order, ()), *likely.get(s.order, ())]
+        earlier = [*replaced.get(s.order, ())]
+        if s.order in likely:
+            earlier.append(likely[s.order])
         score = max([own[s.order], *(own[o] for o in earlier)])
         changed = s.order in likely or any(_values(text_of[o]) - _values(s.text)
                                            for o in replaced.get(s.order, ()))
         out[s.order] = score + (UPDATE_BONUS if changed else 0)
-    for later, earlier_ones in likely.items():
-        for earlier_one in earlier_ones:
-            if later in out and earlier_one in out:
-                out[earlier_one] -= LIKELY_DEMOTE
+    for later, earlier_one in likely.items():
+        if later in out and earlier_one in out:
+            out[earlier_one] -= LIKELY_DEMOTE
     return out
 
 
