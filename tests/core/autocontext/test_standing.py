@@ -428,12 +428,28 @@ def test_a_likely_update_demotes_the_copy_latest_keeps_of_a_sentence_said_twice(
     assert score[(0,)] == priority(cap) - LIKELY_DEMOTE < score[(3,)]
 
 
-def test_a_likely_update_needs_one_best_match_each_way() -> None:
-    # two earlier caps in minutes: the later one is about neither in words, so neither
-    stated = said("Keep the planned downtime under 222 minutes.",
-                  "Keep the nightly backup under 40 minutes.",
-                  "It can now go as high as 199 minutes.")
-    assert likely_updates(stated) == {}
+def test_a_likely_update_of_one_of_several_demotes_none_and_still_ranks_as_an_update() -> None:
+    # two earlier caps in minutes: the later one is about neither in words, so which one it
+    # changes is not known; both stay as they ranked, and the change ranks above its words
+    downtime, backup = ("Keep the planned downtime under 222 minutes.",
+                        "Keep the nightly backup under 40 minutes.")
+    change = "It can now go as high as 199 minutes."
+    stated = said(downtime, backup, change)
+    assert likely_updates(stated) == {(2,): None}
+    score = scores(stated)
+    assert (score[(0,)], score[(1,)]) == (priority(downtime), priority(backup))
+    assert score[(2,)] == priority(change) + UPDATE_BONUS
+
+
+def test_a_new_address_ranks_above_two_earlier_ones_it_may_replace() -> None:
+    stated = said("anouk.pemberton46@ironbark-retail.com is the contact email.",
+                  "Copy ruairi.ravensworth3@bluepeak-outfitters.com on anything urgent.",
+                  "They reissued the address for questions, it's "
+                  "ottilie.holloway58@copperleaf-co.com now.")
+    assert likely_updates(stated) == {(2,): None}
+    score = scores(stated)
+    assert score[(2,)] == priority(stated[2].text) + UPDATE_BONUS > max(score[(0,)],
+                                                                        score[(1,)])
 
 
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:

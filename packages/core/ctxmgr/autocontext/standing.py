@@ -39,7 +39,8 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   for this is TCK-1" ... "the support case is now TCK-2") is weighed from weaker
   evidence (an id's shape, a unit, a rare word shared, a slip of the keys forgiven, a
   word of change): nothing is dropped for it, but the earlier sentence ranks lower and
-  the later one higher, and any update ranks a step above what it replaced.
+  the later one higher, and any update ranks a step above what it replaced; one that
+  fits several earlier sentences equally well still ranks as an update.
 """
 
 from __future__ import annotations
@@ -520,9 +521,11 @@ _KEY_MAX_DF = 8
 """A unit, an id's shape or a word in more statements than this finds no candidates."""
 
 
-def likely_updates(statements: Sequence[Statement]) -> dict[tuple[int, ...], tuple[int, ...]]:
+def likely_updates(statements: Sequence[Statement]
+                   ) -> dict[tuple[int, ...], tuple[int, ...] | None]:
     """For each statement that likely gives a new value, in words of its own, for what
-    one earlier statement set, the order of that earlier one: an update
+    one earlier statement set, the order of that earlier one (``None``: several earlier
+    ones fit it equally well, so which one it updates is not known): an update
     :func:`supersedes` cannot tell ("the ticket for this is TCK-1" ... "the support case
     is now TCK-2"; "keep the planned downtime under 222 minutes" ... "any maintenance
     outage can now go as high as 199 minutes").
@@ -530,7 +533,8 @@ def likely_updates(statements: Sequence[Statement]) -> dict[tuple[int, ...], tup
     Weaker evidence than :func:`supersedes` asks for, so nothing is dropped for it: the
     earlier one is ranked lower and the later one at least as high (:func:`scores`).
     The two must be each other's best match (one later statement, one earlier), and
-    neither pasted."""
+    neither pasted; a later statement that fits several equally still ranks as an
+    update, and demotes none of them."""
     first: dict[str, Statement] = {}  # of equal statements the first, as :func:`latest`
     for s in sorted(statements, key=lambda s: s.order):
         first.setdefault(s.text, s)
@@ -556,8 +560,8 @@ def likely_updates(statements: Sequence[Statement]) -> dict[tuple[int, ...], tup
                 best[me] = (e, other)
             elif e == top[0]:
                 best[me] = (e, None)  # a tie: no one best match
-    return {valued[j].order: valued[i].order for j, (_, i) in best_earlier.items()
-            if i is not None and best_later[i][1] == j}
+    return {valued[j].order: None if i is None else valued[i].order
+            for j, (_, i) in best_earlier.items() if i is None or best_later[i][1] == j}
 
 
 def _update_keys(sentence: str) -> set[str]:
@@ -704,14 +708,14 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
     out = {}
     for s in statements:
         earlier = [*replaced.get(s.order, ())]
-        if s.order in likely:
-            earlier.append(likely[s.order])
+        if (one := likely.get(s.order)) is not None:
+            earlier.append(one)
         score = max([own[s.order], *(own[o] for o in earlier)])
         changed = s.order in likely or any(_values(text_of[o]) - _values(s.text)
                                            for o in replaced.get(s.order, ()))
         out[s.order] = score + (UPDATE_BONUS if changed else 0)
     for later, earlier_one in likely.items():
-        if later in out and earlier_one in out:
+        if later in out and earlier_one is not None and earlier_one in out:
             out[earlier_one] -= LIKELY_DEMOTE
     return out
 
