@@ -10,7 +10,7 @@ and round: survival overall, per item type and per position, the share of update
 items whose latest value stands, and rounds that overflowed. Two references run the
 same protocol: a naive checklist compactor and a ceiling that knows what was planted.
 
-    python benchmarks/bench_instructions.py [--sessions 30] [--kinds chat tools]
+    python benchmarks/bench_instructions.py [--sessions 100] [--kinds chat tools]
         [--families design heldout] [--modes objects wire] [--shares 0.3 0.2 0.1]
         [--rounds 5] [--no-references] [--json OUT] [--markdown benchmarks/RESULTS.md]
 """
@@ -171,8 +171,8 @@ def targets_line(summaries: Sequence[RoundSummary]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, default=30,
-                        help="sessions per kind and family (default 30)")
+    parser.add_argument("--sessions", type=int, default=100,
+                        help="sessions per kind and family (default 100)")
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first session")
     parser.add_argument("--kinds", nargs="+", default=list(KINDS),
                         help="session kinds (default: chat tools)")
