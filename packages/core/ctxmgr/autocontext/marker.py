@@ -17,6 +17,7 @@ from typing import Any
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock
 
 __all__ = [
+    "OFFLOAD_ID_RE",
     "OFFLOAD_TAG_RE",
     "CompressedMarker",
     "find_offload_ids",
@@ -26,11 +27,14 @@ __all__ = [
     "with_sized_tags",
 ]
 
-OFFLOAD_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32})"
+OFFLOAD_ID_RE = re.compile(r"[0-9a-f]{32}")
+"""An offload id: 32 hex digits (:meth:`~ctxmgr.autocontext.offload.OffloadStore.id_for`)."""
+
+OFFLOAD_TAG_RE = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid=({OFFLOAD_ID_RE.pattern})"
                             r"(?: \(\d+ characters, \d+ tokens\))? -->")
 """Matches one offload tag; group 1 is the offload id (32 hex digits)."""
 
-_SIZED_TAG_RE = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=([0-9a-f]{32}) "
+_SIZED_TAG_RE = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid=({OFFLOAD_ID_RE.pattern}) "
                            r"\((\d+) characters, (\d+) tokens\) -->")
 
 _ANY_TAG_RE = re.compile(r"\n?<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]+(?: \([^()<>]*\))? -->")

@@ -11,11 +11,15 @@ import contextlib
 import hashlib
 import json
 import logging
-import re
 import uuid
 from collections.abc import Sequence
 
-from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker, offload_tag
+from ctxmgr.autocontext.marker import (
+    OFFLOAD_ID_RE,
+    OFFLOAD_TAG_RE,
+    CompressedMarker,
+    offload_tag,
+)
 from ctxmgr.autocontext.paging import LineCounts
 from ctxmgr.autocontext.search_index import encode_index
 from ctxmgr.errors import InvalidMessageError, OffloadNotFoundError, StoreError
@@ -193,7 +197,7 @@ class OffloadStore:
 
 def _is_offload_id(value: object) -> bool:
     """Whether ``value`` is an offload id (32 hex digits): anything else names no range."""
-    return isinstance(value, str) and re.fullmatch(r"[0-9a-f]{32}", value) is not None
+    return isinstance(value, str) and OFFLOAD_ID_RE.fullmatch(value) is not None
 
 
 def _messages_from_blob(data: bytes, offload_id: str) -> list[Message]:
