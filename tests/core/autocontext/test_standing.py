@@ -143,6 +143,9 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
     ("Keep it at 300 under any load.", {"number"}),
     ("Refunds up to $450 within 30 days.", {"money", "unit:day"}),
     ('Call the project "Blue Heron".', {"quoted", "name"}),
+    ("Label it 'urgent-only', it's the rule.", {"quoted"}),
+    ("Don’t touch it, it’s ‘frozen’ for now.", {"quoted"}),
+    ("I've got it right here, it's AC-832595.", {"id"}),  # apostrophes quote nothing
     ("Send it to Margit Halvorsen.", {"name"}),
     ("Answer in Czech.", {"name"}),
     ("Also, Saying this again because it matters.", set()),  # a clause opens after a comma
@@ -450,6 +453,17 @@ def test_a_new_address_ranks_above_two_earlier_ones_it_may_replace() -> None:
     score = scores(stated)
     assert score[(2,)] == priority(stated[2].text) + UPDATE_BONUS > max(score[(0,)],
                                                                         score[(1,)])
+
+
+def test_contractions_do_not_hide_that_a_new_account_number_updates_the_old_one() -> None:
+    # "I've ... it's" once read as a quotation: the earlier sentence then had a value the
+    # later one lacked, could not be updated by it, and took room beside its update
+    stated = said("I've got my account number right here, it's AC-832595.",
+                  "Keep replies short.",
+                  "My account number has changed, it's now AC-990192.")
+    assert likely_updates(stated) == {(2,): (0,)}
+    score = scores(stated)
+    assert score[(2,)] > score[(0,)]
 
 
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:

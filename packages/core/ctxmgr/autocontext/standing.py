@@ -163,7 +163,10 @@ _ID_CHARS = re.compile(r"[\d/._@:]|^[^-]+-[^-]+-|[a-z][A-Z]")
 """What makes a distinctive string an id or a path, not a hyphenated word ("on-call"):
 a digit or ``/._@:``, three hyphenated parts ("triage-bramble-moraine") or camel case."""
 _NAME = re.compile(r"\b(?!I\b|I['’])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
-_QUOTED = re.compile(r"\"[^\"]{2,}\"|'[^']{2,}'|`[^`]+`|“[^”]{2,}”")
+_QUOTED = re.compile(r"\"[^\"]{2,}\"|(?<![A-Za-z])'[^']{2,}'(?![A-Za-z])|`[^`]+`|“[^”]{2,}”|"
+                     r"(?<![A-Za-z])‘[^’]{2,}’(?![A-Za-z])")
+"""Quoted text; a single quote only when no letter touches it outside, as an apostrophe
+does ("I've got it, it's AC-8" quotes nothing)."""
 
 
 def sentences(text: str) -> list[str]:
