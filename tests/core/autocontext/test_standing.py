@@ -132,6 +132,8 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
 
 @pytest.mark.parametrize(("sentence", "kinds"), [
     ("The refund cap is $650.", {"money"}),
+    ("Cap the spend at 7,275.51 EUR.", {"money"}),  # an amount's digits are not an id
+    ("Keep the hotel rate under $6,435.50.", {"money"}),
     ("Keep the discount under 20%.", {"percent"}),
     ("Call me at 5:30 pm.", {"time"}),
     ("Ship it on Friday.", {"date"}),

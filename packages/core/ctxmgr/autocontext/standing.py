@@ -226,8 +226,16 @@ def value_kinds(sentence: str) -> frozenset[str]:
         kinds.add("quoted")
     if _names(sentence):
         kinds.add("name")
-    kinds.update(_id_kind(t) for t in distinctive_strings(sentence) if _ID_CHARS.search(t))
+    kinds.update(_id_kind(t) for t in _ids(sentence))
     return frozenset(kinds)
+
+
+def _ids(sentence: str) -> list[str]:
+    """The ids and paths of ``sentence``: distinctive strings with an id's characters,
+    but not the digits of an amount ("7,275.51" of "7,275.51 EUR" is money, not an id)."""
+    amounts = [m.group(0) for m in _MONEY.finditer(sentence)]
+    return [d for d in distinctive_strings(sentence)
+            if _ID_CHARS.search(d) and not any(d in a for a in amounts)]
 
 
 def _unit(match: re.Match[str]) -> str | None:
@@ -463,7 +471,7 @@ def _content(word: str) -> bool:
 def _values(sentence: str) -> frozenset[str]:
     """The values of ``sentence`` as written: ids and paths, numbers with the word after
     them ("370 MB"), amounts, names."""
-    out = {d for d in distinctive_strings(sentence) if _ID_CHARS.search(d)}
+    out = set(_ids(sentence))
     for m in _NUMBER_UNIT.finditer(sentence):
         number = m.group(0)[:m.start(1) - m.start()] if m.group(1) else m.group(0)
         out.add(" ".join(filter(None, (number.strip().rstrip(".,"), _unit(m)))))
