@@ -468,6 +468,16 @@ def test_contractions_do_not_hide_that_a_new_account_number_updates_the_old_one(
     assert score[(2,)] > score[(0,)]
 
 
+def test_a_contrasting_not_does_not_make_a_correction_a_rule() -> None:
+    # ", not what I told you" denies the old value, not the sentence: a correction, which
+    # may update the earlier ticket; a rule against one order is not updated by a goal
+    assert likely_updates(said("The ticket for this is TCK-67805.", "Keep replies short.",
+                               "Turns out the ticket is TCK-11493, not what I told you.")
+                          ) == {(2,): (0,)}
+    assert likely_updates(said("Never refund order ORD-49140.", "Keep replies short.",
+                               "The refund for order ORD-66447 has gone through.")) == {}
+
+
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:
     first = "Can we keep the spend on contractors to $6,805 at most?"
     again = "The spned on contractors must never be more than $6,805."

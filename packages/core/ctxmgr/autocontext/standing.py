@@ -427,10 +427,15 @@ def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
     return all(any(_same_word(a, b) for b in by) for a in words)
 
 
+_CONTRAST = re.compile(r"(?:,|\b(?:and|but|or))\s+not\b", re.I)
+"""A "not" that sets one phrase against another ("it's TCK-2, not what I told you", "X
+and not what the old docs say"): it denies the other phrase, not the sentence."""
+
+
 def _negated(sentence: str) -> bool:
-    """A negation: "not", "never", "no", a "n't"."""
+    """A negation: "not", "never", "no", a "n't" (a contrasting ", not" aside)."""
     return any(w.lower() in _NEGATION or w.lower().endswith(("n't", "n’t"))
-               for w in _words(sentence))
+               for w in _words(_CONTRAST.sub(",", sentence)))
 
 
 _ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
