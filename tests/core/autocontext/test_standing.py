@@ -100,6 +100,12 @@ def test_a_sentence_keeps_its_opening_verbatim(text: str) -> None:
      ["Tag v11.29.8 and release it", "Anyway, what did the logs say?"]),
     ("Answer in French When you are done, email me.",
      ["Answer in French", "When you are done, email me."]),
+    ("Ask me before emailing ana@example.com Don't stop before p95 is below 464 ms.",
+     ["Ask me before emailing ana@example.com", "Don't stop before p95 is below 464 ms."]),
+    ("Keep it under 28 workers That's the ceiling",  # a contraction of grammar words
+     ["Keep it under 28 workers", "That's the ceiling"]),
+    ("the staging IP = 10.2.7.59 fyi Thanks!",  # a courtesy ends the line
+     ["the staging IP = 10.2.7.59 fyi", "Thanks!"]),
 ])
 def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_grammar_word_opens(
         text: str, parts: list[str]) -> None:
@@ -111,6 +117,7 @@ def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_gramma
     "The deadline is in May 2025.",  # a month, then a number
     "Book it with The Hague office.",  # a name that opens with a grammar word
     "ok thx I'll be offline for a bit",  # "I" is always capitalised
+    "Answer in Czech.",  # a name ends it
 ])
 def test_names_and_i_do_not_cut_a_sentence(text: str) -> None:
     assert sentences(text) == [text]

@@ -94,8 +94,10 @@ TRIVIAL_WORDS = 2
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]+)(?=,?\s+[a-z])")
-"""A capitalised word after a word (no stop between) and before a lowercase one."""
+_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]*(?:['’][a-z]+)?)"
+                           r"(?=,?\s+[a-z]|[.!?]*$)")
+"""A capitalised word after a word (no stop between) and before a lowercase one or the
+end: "... stop and ask me first Don't stop before ...", "... fyi Thanks!"."""
 
 _NEGATION = frozenset(("never", "not", "no", "nor", "cannot", "dont"))
 """Negation (and every word ending in "n't"): a closed class of grammar words."""
@@ -130,7 +132,8 @@ what which while whom whose than because since until after before once each ever
 another same such just only even still yet again more most less least have has had
 having get gets got make makes made keep let lets want like actually basically honestly
 anyway maybe perhaps pls plz thx thanks okay well hey anything something everything
-nothing anyone someone everyone nobody cant dont wont isnt
+nothing anyone someone everyone nobody cant dont wont isnt thats whats theres sorry
+fyi btw
 """.split())  # noqa: SIM905 - a word list reads better as text
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
@@ -188,7 +191,7 @@ def _run_on(line: str) -> list[str]:
     "I" and names are capitalised, so a capitalised "The", "We" or "Does" opens a new
     sentence the writer ran on without a full stop."""
     cuts = [m.start(1) for m in _CAPITAL_WORD.finditer(line)
-            if m.group(1).lower() in _STOP and m.group(1) != "I"]
+            if _APOSTROPHE.sub("", m.group(1).lower()) in _STOP and m.group(1) != "I"]
     return [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]
 
 
