@@ -485,6 +485,16 @@ def test_a_contrasting_not_does_not_make_a_correction_a_rule() -> None:
                                "The refund for order ORD-66447 has gone through.")) == {}
 
 
+def test_a_negation_before_a_verb_of_leaving_undone_says_to_do_it() -> None:
+    # "don't forget to sign as X" asks to sign as X: an instruction a later one updates
+    assert likely_updates(said("Don't forget to sign the replies as Leopold Okonkwo.",
+                               "Keep replies short.",
+                               "Actually, sign the replies as Torvald Thistlewood instead.")
+                          ) == {(2,): (0,)}
+    assert likely_updates(said("Don't stop the server db-rowan-primary-8.", "Keep replies short.",
+                               "The server db-rowan-primary-9 was stopped.")) == {}
+
+
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:
     first = "Can we keep the spend on contractors to $6,805 at most?"
     again = "The spned on contractors must never be more than $6,805."

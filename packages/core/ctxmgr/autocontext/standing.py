@@ -430,9 +430,13 @@ def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
     return all(any(_same_word(a, b) for b in by) for a in words)
 
 
-_CONTRAST = re.compile(r"(?:,|\b(?:and|but|or))\s+not\b", re.I)
-"""A "not" that sets one phrase against another ("it's TCK-2, not what I told you", "X
-and not what the old docs say"): it denies the other phrase, not the sentence."""
+_CONTRAST = re.compile(r"(?:,|\b(?:and|but|or))\s+not\b|\b(?:not|never|\w+n['’]t)\s+(?:to\s+)?"
+                       r"(?:forget|fail|skip|stop|miss|neglect|omit)\w*\s+(?:to|before|until|"
+                       r"\w+ing)\b", re.I)
+"""A negation that does not deny the sentence: a "not" that sets one phrase against
+another ("it's TCK-2, not what I told you"), and one before a verb of leaving undone,
+which together say to do it ("don't forget to copy X", "try not to skip booking to Y",
+"don't stop before v2 is out"; "don't stop the server" still denies)."""
 
 
 def _negated(sentence: str) -> bool:
