@@ -495,6 +495,17 @@ def test_a_negation_before_a_verb_of_leaving_undone_says_to_do_it() -> None:
                                "The server db-rowan-primary-9 was stopped.")) == {}
 
 
+@pytest.mark.parametrize(("earlier", "later"), [
+    ("I'd prefer you call the project KestrelThimble.",
+     "On second thought, refer to the project as WombatOsprey."),  # AaAa
+    ("Every test in tests/thimble_vellum passes, that's the goal.",
+     "What matters now is that tests/larkspur_rowan is fully green."),  # a/a_a
+])
+def test_a_value_of_the_same_written_form_is_evidence_of_an_update(earlier: str,
+                                                                   later: str) -> None:
+    assert likely_updates(said(earlier, "Keep replies short.", later)) == {(2,): (0,)}
+
+
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:
     first = "Can we keep the spend on contractors to $6,805 at most?"
     again = "The spned on contractors must never be more than $6,805."

@@ -587,11 +587,35 @@ def likely_updates(statements: Sequence[Statement]
             for j, (_, i) in best_earlier.items() if i is None or best_later[i][1] == j}
 
 
+_LETTER_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+@lru_cache(maxsize=8192)
+def _forms(sentence: str) -> frozenset[str]:
+    """The written form of each value without an id's leading letters (:func:`_id_shapes`):
+    letters as ``a`` (``Aa`` capitalised), digits as ``9``, the rest as it is. A path
+    and its replacement, a time zone, a CamelCase name or an IP address keep their form
+    (``tests/a_a``, ``Aa/Aa``, ``AaAa``, ``9.9.9.9``): weak evidence of one thing, not
+    a condition, as a value may change its form (``s3://...`` to ``/srv/...``)."""
+    out = set()
+    for value in [*_ids(sentence), *(n for n in _names(sentence) if " " not in n)]:
+        if "@" in value or _ID_SHAPE.match(value):
+            continue
+        form = _DIGIT_RUN.sub("9", _LETTER_RUN.sub(
+            lambda m: "Aa" if m[0][0].isupper() and m[0][1:].islower() and len(m[0]) > 1
+            else "a", value))
+        if form not in ("a", "Aa", "9"):  # a bare word or number has no form to share
+            out.add(form)
+    return frozenset(out)
+
+
 def _update_keys(sentence: str) -> set[str]:
     """What a statement and its update may share: a unit, an id's shape, a word (by its
     first four letters, and by its letters, for a slip of the keys)."""
     keys = {k for k in value_kinds(sentence) if k.startswith("unit:")}
     keys.update(f"id:{shape}" for shape in _id_shapes(sentence))
+    keys.update(f"form:{form}" for form in _forms(sentence))
     for word in _content_words(sentence):
         keys.update((f"w:{word[:4]}", f"l:{''.join(sorted(word))}"))
     return keys
@@ -614,6 +638,7 @@ def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
     if not quantity and _negated(later) != _negated(earlier):
         return 0  # "never refund ORD-1" and "the refund for ORD-2 has gone through"
     evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
+    evidence += len(_forms(later) & _forms(earlier))
     for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
     words = _content_words(later)
