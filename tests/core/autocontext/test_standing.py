@@ -500,8 +500,10 @@ def test_a_negation_before_a_verb_of_leaving_undone_says_to_do_it() -> None:
      "On second thought, refer to the project as WombatOsprey."),  # AaAa
     ("Every test in tests/thimble_vellum passes, that's the goal.",
      "What matters now is that tests/larkspur_rowan is fully green."),  # a/a_a
+    ("The monthly ad budget is capped at 940 USD.",  # an amount, a word of change
+     "Good news, ad spending per month can now go as high as 3,225.93 EUR."),
 ])
-def test_a_value_of_the_same_written_form_is_evidence_of_an_update(earlier: str,
+def test_a_value_of_the_same_form_or_kind_is_evidence_of_an_update(earlier: str,
                                                                    later: str) -> None:
     assert likely_updates(said(earlier, "Keep replies short.", later)) == {(2,): (0,)}
 

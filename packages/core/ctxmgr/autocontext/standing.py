@@ -611,9 +611,10 @@ def _forms(sentence: str) -> frozenset[str]:
 
 
 def _update_keys(sentence: str) -> set[str]:
-    """What a statement and its update may share: a unit, an id's shape, a word (by its
-    first four letters, and by its letters, for a slip of the keys)."""
-    keys = {k for k in value_kinds(sentence) if k.startswith("unit:")}
+    """What a statement and its update may share: a unit, an amount or a share, an id's
+    shape, a value's form, a word (by its first four letters, and by its letters, for a
+    slip of the keys)."""
+    keys = {k for k in value_kinds(sentence) if k.startswith("unit:") or k in ("money", "percent")}
     keys.update(f"id:{shape}" for shape in _id_shapes(sentence))
     keys.update(f"form:{form}" for form in _forms(sentence))
     for word in _content_words(sentence):
@@ -625,9 +626,10 @@ def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
     """How strongly ``later`` looks like a new value for what ``earlier`` set: 0 when its
     values could not stand for ``earlier``'s (a kind missing, ids of another shape, a
     restatement, or a rule and a plain statement about one id); else an id shape they
-    share (2, an email address 1), a unit (2, a unit of time 1), each content word they
-    share that few statements use (1), and a word of change in ``later`` (1, with other
-    evidence only)."""
+    share (2, an email address 1), a unit (2, a unit of time 1), an amount or a share
+    (1), a value's written form (1, :func:`_forms`), each content word they share that
+    few statements use (1), and a word of change in ``later`` (1, with other evidence
+    only)."""
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
     if not old_kinds <= kinds or _values(earlier) <= _values(later):
         return 0
@@ -639,6 +641,7 @@ def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
         return 0  # "never refund ORD-1" and "the refund for ORD-2 has gone through"
     evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
     evidence += len(_forms(later) & _forms(earlier))
+    evidence += len({"money", "percent"} & kinds & old_kinds)
     for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
     words = _content_words(later)
