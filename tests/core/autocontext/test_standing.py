@@ -20,7 +20,7 @@ from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.record import CALLS_HEADER
 from ctxmgr.autocontext.standing import (
-    LIKELY_DEMOTE,
+    LIKELY_RANK,
     TRIVIAL_WORDS,
     UPDATE_BONUS,
     USER_NOTE_HEADER,
@@ -411,7 +411,7 @@ def test_an_update_in_other_words_is_likely_and_ranks_first(earlier: str, later:
     assert likely_updates(stated) == {(2,): (1,)}
     score = scores(stated)
     assert score[(2,)] > score[(1,)]
-    assert score[(1,)] <= priority(earlier) - LIKELY_DEMOTE
+    assert score[(1,)] <= min(priority(earlier), LIKELY_RANK)
     kept, _ = select(stated[1:], len(later) + 3)
     assert texts(kept) == [later]
 
@@ -437,7 +437,21 @@ def test_a_likely_update_demotes_the_copy_latest_keeps_of_a_sentence_said_twice(
     standing = latest(stated)
     assert texts(standing) == [cap, "Never touch prod.", update]
     score = scores(standing, among=stated)
-    assert score[(0,)] == priority(cap) - LIKELY_DEMOTE < score[(3,)]
+    assert score[(0,)] == min(priority(cap), LIKELY_RANK) < score[(3,)]
+
+
+def test_the_rule_a_likely_update_changed_gives_its_room_to_a_fact_still_standing() -> None:
+    # the old cap binds and ranked above a plain fact; once a later sentence likely
+    # changed it, it ranks with the least of what carries a value, and a tight note
+    # keeps the new cap and the fact
+    cap, fact, update = said("The spend on contractors must never be more than $6,805.",
+                             "For reference, the repository is github.com/acme/app-7.",
+                             "Good news, contractor costs can now go as high as $9,000.")
+    assert priority(cap.text) > priority(fact.text)
+    score = scores([cap, fact, update])
+    assert score[cap.order] == LIKELY_RANK < score[fact.order] < score[update.order]
+    kept, left_out = select([cap, fact, update], len(fact.text) + len(update.text) + 2)
+    assert (texts(kept), left_out) == ([fact.text, update.text], 1)
 
 
 def test_a_likely_update_of_one_of_several_demotes_none_and_still_ranks_as_an_update() -> None:

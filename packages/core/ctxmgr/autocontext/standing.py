@@ -38,9 +38,11 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
 * *Likely updates* (:func:`likely_updates`): an update in other words ("the ticket
   for this is TCK-1" ... "the support case is now TCK-2") is weighed from weaker
   evidence (an id's shape, a unit, a rare word shared, a slip of the keys forgiven, a
-  word of change): nothing is dropped for it, but the earlier sentence ranks lower and
-  the later one higher, and any update ranks a step above what it replaced; one that
-  fits several earlier sentences equally well still ranks as an update.
+  word of change, a value's kind or written form): nothing is dropped for it, but the
+  earlier sentence ranks no higher than the least of what binds or carries a value
+  (:data:`LIKELY_RANK`) and the later one higher, and any update ranks a step above
+  what it replaced; one that fits several earlier sentences equally well still ranks
+  as an update.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ from ctxmgr.autocontext.record import without_record
 from ctxmgr.messages import Message
 
 __all__ = [
-    "LIKELY_DEMOTE",
     "LIKELY_EVIDENCE",
+    "LIKELY_RANK",
     "TRIVIAL_WORDS",
     "UPDATE_BONUS",
     "USER_NOTE_HEADER",
@@ -535,8 +537,10 @@ _QUANTITIES = frozenset(("number", "money", "percent", "time", "date"))
 LIKELY_EVIDENCE = 2
 """The evidence (:func:`_update_evidence`) from which a later statement likely updates an
 earlier one."""
-LIKELY_DEMOTE = 2
-"""Priority steps an earlier statement loses when a later one likely updates it."""
+LIKELY_RANK = 2
+"""The most an earlier statement ranks once a later one likely updates it: the least of
+what binds or carries a value. It stays above chatter, in case the link is wrong (about
+one in ten joins two things), but below everything else worth keeping."""
 UPDATE_BONUS = 1
 """Priority steps a statement gains for giving a new value: the user said that thing
 twice, and the new value is what stands."""
@@ -554,7 +558,8 @@ def likely_updates(statements: Sequence[Statement]
     outage can now go as high as 199 minutes").
 
     Weaker evidence than :func:`supersedes` asks for, so nothing is dropped for it: the
-    earlier one is ranked lower and the later one at least as high (:func:`scores`).
+    earlier one ranks no higher than :data:`LIKELY_RANK` and the later one at least as
+    high as it did (:func:`scores`).
     The two must be each other's best match (one later statement, one earlier), and
     neither pasted; a later statement that fits several equally still ranks as an
     update, and demotes none of them."""
@@ -767,7 +772,7 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
         out[s.order] = score + (UPDATE_BONUS if changed else 0)
     for later, earlier_one in likely.items():
         if later in out and earlier_one is not None and earlier_one in out:
-            out[earlier_one] -= LIKELY_DEMOTE
+            out[earlier_one] = min(out[earlier_one], LIKELY_RANK)
     return out
 
 
