@@ -441,6 +441,7 @@ which together say to do it ("don't forget to copy X", "try not to skip booking 
 "don't stop before v2 is out"; "don't stop the server" still denies)."""
 
 
+@lru_cache(maxsize=8192)
 def _negated(sentence: str) -> bool:
     """A negation: "not", "never", "no", a "n't" (a contrasting ", not" aside)."""
     return any(w.lower() in _NEGATION or w.lower().endswith(("n't", "n’t"))
