@@ -24,7 +24,7 @@ import pytest
 from builders import dicts, expand
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from profiles import sample
+from profiles import examples, sample
 from strategies import anthropic_conversations, neutral_conversations
 
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -165,7 +165,7 @@ def run_property(conv: list[Message], cfg: AutoContextConfig, summarizer: object
             assert [m.id for m in store.load(str(e.offload_id))] == list(e.replaced_ids)
 
 
-_SETTINGS = settings(max_examples=80, deadline=None,
+_SETTINGS = settings(max_examples=examples(50), deadline=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -221,7 +221,7 @@ def many_user_turns(draw: st.DrawFn) -> tuple[list[Message], AutoContextConfig]:
     return conv, cfg
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(20), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=many_user_turns(), summarizer=SUMMARIZERS)
 def test_invariants_hold_when_the_users_turns_must_go_too(
@@ -340,7 +340,7 @@ def test_every_shared_run_stays_valid_step_by_step(
         shared_trajectories: list[Trajectory], exact: TokenCounter, budget: int) -> None:
     assert len(shared_trajectories) == 124
     above = 0
-    for t in sample(shared_trajectories, every=2):  # every run in the long profile
+    for t in sample(shared_trajectories, every=4):  # every run in the long profile
         stats = replay(t, AutoContextConfig(max_tokens=budget), exact, strict=False)
         above += stats["above_trigger"]
 
