@@ -47,13 +47,11 @@ else
     *) say "installing ctxmgr[$EXTRA] into $VENV" ;;
   esac
   # pip's own lines (each package collected, a bar per download) show the progress.
-  # --no-compile: Python compiles each module when it is first imported instead of pip
-  # compiling all 630 MB up front (about a third of the install's time).
   if ! "$VENV/bin/python" -c 'import sys, pip; sys.exit(int(pip.__version__.split(".")[0]) < 23)'; then
     say "upgrading pip (the one in $VENV is older than 23)"
     "$VENV/bin/python" -m pip install --disable-pip-version-check --upgrade pip >&2
   fi
-  "$VENV/bin/python" -m pip install --disable-pip-version-check --no-compile -e "$ROOT[$EXTRA]" >&2
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -e "$ROOT[$EXTRA]" >&2
   echo "$WANT" > "$(stamp_of "$EXTRA")"
   say "installed ctxmgr[$EXTRA]"
 fi
