@@ -219,8 +219,8 @@ def test_a_long_reload_id_is_refused_in_one_line_and_never_reaches_the_checkpoin
     run(graph)
 
     answer = tool_message(model.received[-1], "r1").content
-    assert answer == ("Error: uuid is 100000 characters long; an offload id is the 32 hex "
-                      "digits of a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+    assert answer == ("Error: uuid is 100000 characters long; an offload id is the hex "
+                      "digits of a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag (at most 32).")
     state = graph.get_state({"configurable": {"thread_id": "t"}}).values
     assert "reload_pages" not in (state.get(CONTEXT_KEY) or {})
 
@@ -237,7 +237,7 @@ def reload_pages(first: Callable[[list[BaseMessage]], str | None]) -> list[Any]:
         state["n"] += 1
         last = prompt[-1]
         if isinstance(last, ToolMessage) and last.name == "context_reload":
-            more = re.search(r'\{"uuid": "([0-9a-f]{32})", "page": (\d+)\}', str(last.content))
+            more = re.search(r'\{"uuid": "([0-9a-f]{16})", "page": (\d+)\}', str(last.content))
             if more:
                 return call("context_reload", {"uuid": more[1], "page": int(more[2])},
                             f"r{state['n']}", 100 + state["n"])
@@ -288,7 +288,7 @@ def test_context_search_finds_one_line_of_a_compressed_read_and_the_page_that_ho
         return call("context_search", {"query": "def function_257("}, "s1", 50)
 
     def reload_named_page(prompt: list[BaseMessage]) -> AIMessage:
-        found = re.search(r"uuid=([0-9a-f]{32}) page (\d+) of", str(prompt[-1].content))
+        found = re.search(r"uuid=([0-9a-f]{16}) page (\d+) of", str(prompt[-1].content))
         assert found, prompt[-1].content
         return call("context_reload", {"uuid": found[1], "page": int(found[2])}, "r1", 51)
 

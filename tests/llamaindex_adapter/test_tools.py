@@ -69,7 +69,7 @@ def reload_then_follow_pages(prompt: list[ChatMessage]) -> ChatMessage:
     """The model's move: follow the pages of the last reload, or reload the first id."""
     last = prompt[-1]
     if last.role == MessageRole.TOOL and "Reloaded" in str(last.content):
-        more = re.search(r'\{"uuid": "([0-9a-f]{32})", "page": (\d+)\}', str(last.content))
+        more = re.search(r'\{"uuid": "([0-9a-f]{16})", "page": (\d+)\}', str(last.content))
         if more is None:
             return ChatMessage(role=MessageRole.ASSISTANT, content="done")
         return calls("context_reload", {"uuid": more[1], "page": int(more[2])},
@@ -119,7 +119,7 @@ def test_context_search_in_a_run_finds_one_line_and_searches_the_memos_too(
                for n, p in enumerate(llm.received) if p[-1].role == MessageRole.TOOL}
     found = [r for r in results.values() if "finished with code 14" in r]
     assert found and "> c2 build 2 finished with code 14" in found[0]
-    assert re.search(r"^\[uuid=[0-9a-f]{32} page \d+ of \d+; bash result\]$", found[0], re.M)
+    assert re.search(r"^\[uuid=[0-9a-f]{16} page \d+ of \d+; bash result\]$", found[0], re.M)
     memo_hits = [r for r in results.values() if 'memo "plan"' in r]
     assert len(memo_hits) == 2 and all("> step one: rerun job-4471" in r for r in memo_hits)
     assert all(memory.counter.count_text(r) <= 1000 for r in results.values())

@@ -29,7 +29,7 @@ from ctxmgr.autocontext.search import (
 )
 from ctxmgr.replay.visible import visible_text
 
-_HIT = re.compile(r"^\[uuid=([0-9a-f]{32}) page (\d+) of (\d+); ", re.M)
+_HIT = re.compile(r"^\[uuid=([0-9a-f]{16}) page (\d+) of (\d+); ", re.M)
 
 
 def _names(seed: int, n: int) -> list[str]:

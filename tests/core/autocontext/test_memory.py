@@ -144,7 +144,7 @@ def test_acompress_if_needed_matches_compress_if_needed() -> None:
     b = asyncio.run(async_.acompress_if_needed())
 
     def shape(mem: AutoContextMemory) -> str:
-        return re.sub(r"[0-9a-f]{32}", "ID", json.dumps(dicts(mem.messages), sort_keys=True))
+        return re.sub(r"[0-9a-f]{16}", "ID", json.dumps(dicts(mem.messages), sort_keys=True))
 
     assert [(e.strategy, e.replaced_ids) for e in a] == [(e.strategy, e.replaced_ids) for e in b]
     assert shape(sync) == shape(async_) and sync.tokens == async_.tokens
@@ -225,6 +225,22 @@ def test_the_reload_tool_returns_the_original_text_verbatim() -> None:
             for b in m.tool_uses:
                 assert b.id in answer and b.name in answer
             assert m.text in answer
+
+
+def test_offload_ids_are_16_hex_digits_and_an_earlier_versions_32_still_reload() -> None:
+    mem = memory()
+    mem.add(two_rounds())
+    mem.compress_if_needed()
+    ids = {e.offload_id for e in mem.events if e.offload_id}
+    assert ids and all(re.fullmatch(r"[0-9a-f]{16}", str(i)) for i in ids)
+    # a range a version before 16-digit ids offloaded: its tag names 32 digits
+    old_id, originals = "ab" * 16, two_rounds()[:2]
+    mem.offload.save(originals, old_id)
+    stand_in = f"earlier work\n<!-- CONTEXT_OFFLOAD: uuid={old_id} -->"
+    assert OFFLOAD_TAG_RE.findall(stand_in) == [old_id]
+    assert dicts(mem.reload(old_id)) == dicts(originals)
+    assert mem.handle_reload_call({"uuid": old_id}).startswith(
+        f"Reloaded 2 original message(s) for uuid {old_id}")
 
 
 def test_the_reload_tool_answers_bad_input_without_raising() -> None:

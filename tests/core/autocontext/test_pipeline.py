@@ -41,7 +41,7 @@ from ctxmgr.replay.instructions import (
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import default_counter
 
-_UUID = re.compile(r"[0-9a-f]{32}")
+_UUID = re.compile(r"[0-9a-f]{16}")
 
 
 # ---------------------------------------------------------------- builders

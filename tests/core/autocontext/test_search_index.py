@@ -113,7 +113,7 @@ def test_a_literal_search_after_a_restart_reads_only_the_ranges_that_may_hold_it
     answer = fresh.handle_search_call({"query": lost[0]})
     assert f"def {lost[0]}(path):" in answer
     assert not [k for k in read if k.endswith(".json")]  # no message decoded
-    uuid = answer.split("uuid=")[1][:32]
+    uuid = answer.split("uuid=")[1].split(" ")[0]
     page = int(answer.split(" page ")[1].split(" ")[0])
     assert f"def {lost[0]}(path):" in fresh.handle_reload_call({"uuid": uuid, "page": page})
     # a regular expression, and a literal found only case aside, too

@@ -17,6 +17,7 @@ from typing import Any
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock
 
 __all__ = [
+    "OFFLOAD_ID_DIGITS",
     "OFFLOAD_ID_RE",
     "OFFLOAD_TAG_RE",
     "CompressedMarker",
@@ -27,12 +28,18 @@ __all__ = [
     "with_sized_tags",
 ]
 
-OFFLOAD_ID_RE = re.compile(r"[0-9a-f]{32}")
-"""An offload id: 32 hex digits (:meth:`~ctxmgr.autocontext.offload.OffloadStore.id_for`)."""
+OFFLOAD_ID_DIGITS = 16
+"""Hex digits of a new offload id (:meth:`~ctxmgr.autocontext.offload.OffloadStore.id_for`).
+The tag stands in every compressed range, so each digit costs tokens in every prompt;
+16 are 64 bits, where a clash in one session is about one in 10^8 at a million ranges."""
+
+OFFLOAD_ID_RE = re.compile(r"(?:[0-9a-f]{32}|[0-9a-f]{16})")
+"""An offload id: :data:`OFFLOAD_ID_DIGITS` hex digits, or 32 for a range offloaded by an
+earlier version (its tags and stored blobs still reload)."""
 
 OFFLOAD_TAG_RE = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid=({OFFLOAD_ID_RE.pattern})"
                             r"(?: \(\d+ characters, \d+ tokens\))? -->")
-"""Matches one offload tag; group 1 is the offload id (32 hex digits)."""
+"""Matches one offload tag; group 1 is the offload id."""
 
 _SIZED_TAG_RE = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid=({OFFLOAD_ID_RE.pattern}) "
                            r"\((\d+) characters, (\d+) tokens\) -->")

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.marker import (
+    OFFLOAD_ID_DIGITS,
     OFFLOAD_ID_RE,
     OFFLOAD_TAG_RE,
     CompressedMarker,
@@ -49,19 +50,22 @@ class OffloadStore:
 
     @staticmethod
     def new_id() -> str:
-        """A fresh random offload id (32 hex digits)."""
-        return uuid.uuid4().hex
+        """A fresh random offload id (:data:`~ctxmgr.autocontext.marker.OFFLOAD_ID_DIGITS` hex
+        digits)."""
+        return uuid.uuid4().hex[:OFFLOAD_ID_DIGITS]
 
     @staticmethod
     def id_for(messages: Sequence[Message]) -> str:
-        """The offload id of a range: 32 hex digits of the SHA-256 of its messages.
+        """The offload id of a range: the first
+        :data:`~ctxmgr.autocontext.marker.OFFLOAD_ID_DIGITS` hex digits of the SHA-256 of its
+        messages.
 
         Derived from the content (ids included), so compressing the same history
         twice, in another process or after a restart, names the same blob: replaying
         a call is idempotent and a resumed worker writes nothing new.
         """
         blob = json.dumps([message_to_dict(m) for m in messages], sort_keys=True)
-        return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
+        return hashlib.sha256(blob.encode("ascii")).hexdigest()[:OFFLOAD_ID_DIGITS]
 
     def save(self, messages: Sequence[Message], offload_id: str | None = None, *,
              index: bool = True, lines: LineCounts | None = None) -> str:
@@ -122,7 +126,7 @@ class OffloadStore:
         """The messages saved under ``offload_id``, exactly as they were.
 
         Raises:
-            OffloadNotFoundError: unknown id (also for ids that are not 32 hex digits).
+            OffloadNotFoundError: unknown id (also for what is not an offload id).
             StoreError: the store failed whatever it raised (after :attr:`retry`), or the
                 blob is damaged (the message names it).
         """
@@ -196,7 +200,8 @@ class OffloadStore:
 
 
 def _is_offload_id(value: object) -> bool:
-    """Whether ``value`` is an offload id (32 hex digits): anything else names no range."""
+    """Whether ``value`` is an offload id (:data:`~ctxmgr.autocontext.marker.OFFLOAD_ID_RE`):
+    anything else names no range."""
     return isinstance(value, str) and OFFLOAD_ID_RE.fullmatch(value) is not None
 
 

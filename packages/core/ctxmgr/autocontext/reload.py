@@ -57,7 +57,8 @@ CONTEXT_RELOAD_TOOL = ToolSpec(
 
 
 OFFLOAD_ID_CHARS = 32
-"""Characters of every offload id (hex digits); a longer uuid is refused unread."""
+"""The most characters an offload id has (an earlier version's; new ones have 16): a longer
+uuid is refused unread."""
 
 _JOIN_SLACK_TOKENS = 4
 """Tokens a tokenizer may add where the header, the note and the page text meet."""
@@ -128,8 +129,8 @@ def answer_reload(offload: OffloadStore, tool_input: Any, *, reload_room: int | 
     uuid = uuid.strip()
     if len(uuid) > OFFLOAD_ID_CHARS:  # never echoed whole, never a key of the session state
         return ReloadAnswer(text=f"Error: uuid is {len(uuid)} characters long; an offload id "
-                                 f"is the {OFFLOAD_ID_CHARS} hex digits of a "
-                                 "<!-- CONTEXT_OFFLOAD: uuid=ID --> tag.")
+                                 "is the hex digits of a <!-- CONTEXT_OFFLOAD: uuid=ID --> tag "
+                                 f"(at most {OFFLOAD_ID_CHARS}).")
     page = parsed.get("page", 1)
     if isinstance(page, str) and page.strip().isdigit():
         page = int(page)
@@ -201,7 +202,7 @@ def _header(uuid: str, message_count: int, text: str, counter: TokenCounter,
 
 def _paginate(uuid: str, header: str, text: str, room: int, counter: TokenCounter,
               lines: LineCounts | None) -> list[str]:
-    # The note names the uuid again (32 hex digits are many tokens to a BPE): count it as
+    # The note names the uuid again (hex digits are many tokens to a BPE): count it as
     # the longest it can be, page numbers of five digits.
     note = _page_note(uuid, 99_999, 99_999, more=True)
     return paginate(text, room - counter.count_text(header + note) - _JOIN_SLACK_TOKENS,

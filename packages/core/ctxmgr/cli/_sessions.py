@@ -253,7 +253,7 @@ def parse_offload_id(text: str) -> str:
     match = _TAGGED.fullmatch(text.strip())
     value = match[1].lower() if match else ""
     if not value or len(value) > 32 or not _HEX.fullmatch(value):
-        raise UsageError(f"not an offload id: {text!r:.80} (expected the 32 hex digits of a "
+        raise UsageError(f"not an offload id: {text!r:.80} (expected the hex digits of a "
                          f"CONTEXT_OFFLOAD tag's uuid, or at least its first {MIN_PREFIX})")
     if len(value) < MIN_PREFIX:
         raise UsageError(f"offload id {text!r} is too short: give at least {MIN_PREFIX} of its "

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxmgr import InvalidMessageError, to_openai
+from ctxmgr.autocontext.marker import OFFLOAD_ID_RE
 from ctxmgr.replay.sources import SourceOptions, Trajectory, trajectory_from_openai
 from ctxmgr_langgraph.convert import from_langchain
 
@@ -42,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["read_checkpoints", "thread_histories"]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
-_STAND_IN = re.compile(r"<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]{32}")
+_STAND_IN = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid={OFFLOAD_ID_RE.pattern}")
 
 
 def read_checkpoints(target: str, options: SourceOptions) -> list[Trajectory]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ctxmgr.autocontext.marker import OFFLOAD_ID_DIGITS
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.autocontext.standing import (
     USER_NOTE_HEADER,
@@ -40,7 +41,7 @@ from ctxmgr.messages import Message
 
 __all__ = ["UserTurns", "user_note"]
 
-_PROBE_ID = "0" * 32  # an offload id's length: a note is measured before it has its id
+_PROBE_ID = "0" * OFFLOAD_ID_DIGITS  # a note is measured before it has its id
 _WEIGHTY = 2  # a priority from here on: the sentence binds or carries a value
 _FILL_STEP = 16  # characters: a note sized to its room stops searching this close to it
 
