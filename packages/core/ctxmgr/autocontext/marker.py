@@ -31,7 +31,8 @@ __all__ = [
 OFFLOAD_ID_DIGITS = 16
 """Hex digits of a new offload id (:meth:`~ctxmgr.autocontext.offload.OffloadStore.id_for`).
 The tag stands in every compressed range, so each digit costs tokens in every prompt;
-16 are 64 bits, where a clash in one session is about one in 10^8 at a million ranges."""
+16 are 64 bits: the chance of two ranges of one session clashing is under one in 10^7
+even at a million ranges."""
 
 OFFLOAD_ID_RE = re.compile(r"(?:[0-9a-f]{32}|[0-9a-f]{16})")
 """An offload id: :data:`OFFLOAD_ID_DIGITS` hex digits, or 32 for a range offloaded by an
