@@ -467,6 +467,20 @@ def test_a_likely_update_of_one_of_several_demotes_none_and_still_ranks_as_an_up
     assert score[(2,)] == priority(change) + UPDATE_BONUS
 
 
+def test_of_two_updates_as_likely_the_one_that_names_the_subject_wins_the_earlier_value(
+        ) -> None:
+    # both later caps are in seconds and as likely an update; one says a word of change
+    # ("new"), the other names what the cap is on ("timeout"): that one replaces it, and
+    # "as of today" marks a change, not a remark about the moment
+    cap = "i can't sign off on the api timeout above 170 seconds"
+    goal = "New finish line, we stop once the landing page loads in under 1.1 seconds."
+    change = "The API timeout goes to 93 seconds as of today."
+    stated = said(cap, goal, change)
+    assert likely_updates(stated)[(2,)] == (0,)
+    score = scores(stated)
+    assert score[(2,)] > score[(1,)] and score[(0,)] == LIKELY_RANK
+
+
 def test_a_new_address_ranks_above_two_earlier_ones_it_may_replace() -> None:
     stated = said("anouk.pemberton46@ironbark-retail.com is the contact email.",
                   "Copy ruairi.ravensworth3@bluepeak-outfitters.com on anything urgent.",

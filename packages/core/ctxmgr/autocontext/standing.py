@@ -529,8 +529,8 @@ def _same_word(a: str, b: str) -> bool:
 
 _CHANGE = re.compile(r"\b(?:now|new|instead|anymore|actually|rather|wrong|mistake|moved|"
                      r"chang\w*|correct\w*|revis\w*|updat\w*|switch\w*|"
-                     r"from \w+(?: \w+)? on)\b", re.I)
-"""Words that mark a change or a repair ("now", "instead", "actually", "from here on",
+                     r"from \w+(?: \w+)? on|as of)\b", re.I)
+"""Words that mark a change or a repair ("now", "instead", "actually", "from here on", "as of",
 "changed", "revised"): English adverbs and the words for changing, one signal among
 those :func:`likely_updates` weighs, never enough alone."""
 _TIME_UNITS = frozenset(("second", "minute", "hour", "day", "week", "month", "year"))
@@ -561,34 +561,36 @@ def likely_updates(statements: Sequence[Statement]
     Weaker evidence than :func:`supersedes` asks for, so nothing is dropped for it: the
     earlier one ranks no higher than :data:`LIKELY_RANK` and the later one at least as
     high as it did (:func:`scores`).
-    The two must be each other's best match (one later statement, one earlier), and
-    neither pasted; a later statement that fits several equally still ranks as an
-    update, and demotes none of them."""
+    The two must be each other's best match (one later statement, one earlier; of equal
+    evidence, the one that shares more of the subject's words), and neither pasted; a
+    later statement that fits several equally still ranks as an update, and demotes none
+    of them."""
     first: dict[str, Statement] = {}  # of equal statements the first, as :func:`latest`
     for s in sorted(statements, key=lambda s: s.order):
         first.setdefault(s.text, s)
     valued = [s for s in first.values() if not s.pasted and value_kinds(s.text)]
     df: Counter[str] = Counter(w for s in valued for w in _content_words(s.text))
     index: dict[str, list[int]] = {}
-    found: dict[tuple[int, int], int] = {}
+    found: dict[tuple[int, int], tuple[int, int]] = {}
     for j, late in enumerate(valued):
         keys = _update_keys(late.text)
         near = {i for k in keys if len(index.get(k, ())) <= _KEY_MAX_DF
                 for i in index.get(k, ())}
         for i in sorted(near):
             if (e := _update_evidence(late.text, valued[i].text, df)) >= LIKELY_EVIDENCE:
-                found[(j, i)] = e
+                # equal evidence: the one that shares more of the subject's words
+                found[(j, i)] = (e, _shared_subject(late.text, valued[i].text, df))
         for k in keys:
             index.setdefault(k, []).append(j)
-    best_earlier: dict[int, tuple[int, int | None]] = {}
-    best_later: dict[int, tuple[int, int | None]] = {}
-    for (j, i), e in found.items():
+    best_earlier: dict[int, tuple[tuple[int, int], int | None]] = {}
+    best_later: dict[int, tuple[tuple[int, int], int | None]] = {}
+    for (j, i), match in found.items():
         for best, me, other in ((best_earlier, j, i), (best_later, i, j)):
             top = best.get(me)
-            if top is None or e > top[0]:
-                best[me] = (e, other)
-            elif e == top[0]:
-                best[me] = (e, None)  # a tie: no one best match
+            if top is None or match > top[0]:
+                best[me] = (match, other)
+            elif match == top[0]:
+                best[me] = (match, None)  # a tie: no one best match
     return {valued[j].order: None if i is None else valued[i].order
             for j, (_, i) in best_earlier.items() if i is None or best_later[i][1] == j}
 
@@ -650,12 +652,18 @@ def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
     evidence += len({"money", "percent"} & kinds & old_kinds)
     for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
-    words = _content_words(later)
-    evidence += sum(1 for b in _content_words(earlier) if df.get(b, 1) <= SUBJECT_MAX_DF
-                    and any(_same_word(a, b) for a in words))
+    evidence += _shared_subject(later, earlier, df)
     if evidence and _CHANGE.search(later):
         evidence += 1
     return evidence
+
+
+def _shared_subject(later: str, earlier: str, df: Mapping[str, int]) -> int:
+    """The content words of ``earlier`` that few statements use (at most
+    :data:`SUBJECT_MAX_DF`) and ``later`` says too, give or take a slip of the keys."""
+    words = _content_words(later)
+    return sum(1 for b in _content_words(earlier) if df.get(b, 1) <= SUBJECT_MAX_DF
+               and any(_same_word(a, b) for a in words))
 
 
 @dataclass(frozen=True, slots=True)
