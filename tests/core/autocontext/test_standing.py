@@ -187,6 +187,13 @@ def test_a_repeated_remark_and_a_remark_about_the_moment_rank_lower_unless_an_up
     assert priority("The cap is 500 MB today.", update=True) == priority("The cap is 500 MB.")
 
 
+@pytest.mark.parametrize("moment", ["as of today", "as of now"])
+def test_as_of_today_says_from_when_a_value_holds_not_a_remark_about_the_moment(
+        moment: str) -> None:
+    assert priority(f"The API timeout goes to 93 seconds {moment}.") == priority(
+        "The API timeout goes to 93 seconds.")
+
+
 @pytest.mark.parametrize("changed", ["Heads up, the support case is now TCK-89300.",
                                      "The config file changed this morning to ~/q/a.env.",
                                      "Today the repo we work in is github.com/acme/lantern."])

@@ -112,11 +112,13 @@ under below above over within beyond
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _LIMITS = frozenset(("under", "below", "above", "over", "within", "beyond"))
 """Binding only with a value after them ("under 370 MB", not "walked over the desk")."""
-_DEIXIS = re.compile(r"\b(?:(?<!from )now|today|tonight|currently|at the moment|this "
-                     r"(?:morning|afternoon|week|month)|yesterday|so far|ago|last (?:night|"
-                     r"week|month|year)|(?<!from )here(?! on| is|'s|’s))\b", re.I)
+_DEIXIS = re.compile(r"\b(?:(?<!from )(?<!as of )now|(?<!as of )today|tonight|currently|"
+                     r"at the moment|this (?:morning|afternoon|week|month)|yesterday|so far|"
+                     r"ago|last (?:night|week|month|year)|(?<!from )here(?! on| is|'s|’s))\b",
+                     re.I)
 """Words that tie a remark to the moment and place it was said (temporal and spatial
-deixis, a closed class): "it's 5:31 here", "we shipped 552 parcels last month"."""
+deixis, a closed class): "it's 5:31 here", "we shipped 552 parcels last month"; not
+"from now" or "as of today", which say from when a value holds."""
 _ADDRESSEE = frozenset(("you", "your", "you'd", "you're", "you'll", "you’d", "you’re",
                         "you’ll", "please", "pls", "plz"))
 """The second person and the word that asks: the sentence is said *to* the assistant
