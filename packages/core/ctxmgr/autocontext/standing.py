@@ -538,7 +538,7 @@ those :func:`likely_updates` weighs, never enough alone."""
 _TIME_UNITS = frozenset(("second", "minute", "hour", "day", "week", "month", "year"))
 _QUANTITIES = frozenset(("number", "money", "percent", "time", "date"))
 LIKELY_EVIDENCE = 2
-"""The evidence (:func:`_update_evidence`) from which a later statement likely updates an
+"""The evidence (:func:`_update_match`) from which a later statement likely updates an
 earlier one."""
 LIKELY_RANK = 2
 """The most an earlier statement ranks once a later one likely updates it: the least of
@@ -579,9 +579,9 @@ def likely_updates(statements: Sequence[Statement]
         near = {i for k in keys if len(index.get(k, ())) <= _KEY_MAX_DF
                 for i in index.get(k, ())}
         for i in sorted(near):
-            if (e := _update_evidence(late.text, valued[i].text, df)) >= LIKELY_EVIDENCE:
-                # equal evidence: the one that shares more of the subject's words
-                found[(j, i)] = (e, _shared_subject(late.text, valued[i].text, df))
+            # (evidence, subject words shared): of equal evidence, the more shared wins
+            if (match := _update_match(late.text, valued[i].text, df))[0] >= LIKELY_EVIDENCE:
+                found[(j, i)] = match
         for k in keys:
             index.setdefault(k, []).append(j)
     best_earlier: dict[int, tuple[tuple[int, int], int | None]] = {}
@@ -632,8 +632,11 @@ def _update_keys(sentence: str) -> set[str]:
     return keys
 
 
-def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
-    """How strongly ``later`` looks like a new value for what ``earlier`` set: 0 when its
+def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int, int]:
+    """How strongly ``later`` looks like a new value for what ``earlier`` set, and how many
+    of the subject's words they share (:func:`_shared_subject`, which breaks a tie).
+
+    The evidence is 0 when its
     values could not stand for ``earlier``'s (a kind missing, ids of another shape, a
     restatement, or a rule and a plain statement about one id); else an id shape they
     share (2, an email address 1), a unit (2, a unit of time 1), an amount or a share
@@ -642,22 +645,23 @@ def _update_evidence(later: str, earlier: str, df: Mapping[str, int]) -> int:
     only)."""
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
     if not old_kinds <= kinds or _values(earlier) <= _values(later):
-        return 0
+        return 0, 0
     shapes, old_shapes = _id_shapes(later), _id_shapes(earlier)
     if shapes and old_shapes and not shapes & old_shapes:
-        return 0
+        return 0, 0
     quantity = any(k in _QUANTITIES or k.startswith("unit:") for k in old_kinds)
     if not quantity and _negated(later) != _negated(earlier):
-        return 0  # "never refund ORD-1" and "the refund for ORD-2 has gone through"
+        return 0, 0  # "never refund ORD-1" and "the refund for ORD-2 has gone through"
     evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
     evidence += len(_forms(later) & _forms(earlier))
     evidence += len({"money", "percent"} & kinds & old_kinds)
     for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
-    evidence += _shared_subject(later, earlier, df)
+    subject = _shared_subject(later, earlier, df)
+    evidence += subject
     if evidence and _CHANGE.search(later):
         evidence += 1
-    return evidence
+    return evidence, subject
 
 
 def _shared_subject(later: str, earlier: str, df: Mapping[str, int]) -> int:

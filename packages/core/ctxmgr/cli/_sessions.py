@@ -28,6 +28,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ctxmgr.autocontext.reload import OFFLOAD_ID_CHARS
 from ctxmgr.cli._common import CLI_PROJECT, UsageError
 from ctxmgr.store.base import Namespace, Store
 
@@ -252,7 +253,7 @@ def parse_offload_id(text: str) -> str:
     """
     match = _TAGGED.fullmatch(text.strip())
     value = match[1].lower() if match else ""
-    if not value or len(value) > 32 or not _HEX.fullmatch(value):
+    if not value or len(value) > OFFLOAD_ID_CHARS or not _HEX.fullmatch(value):
         raise UsageError(f"not an offload id: {text!r:.80} (expected the hex digits of a "
                          f"CONTEXT_OFFLOAD tag's uuid, or at least its first {MIN_PREFIX})")
     if len(value) < MIN_PREFIX:
