@@ -196,8 +196,10 @@ def test_as_of_today_says_from_when_a_value_holds_not_a_remark_about_the_moment(
 
 @pytest.mark.parametrize("changed", ["Heads up, the support case is now TCK-89300.",
                                      "The config file changed this morning to ~/q/a.env.",
-                                     "Today the repo we work in is github.com/acme/lantern."])
-def test_an_id_or_a_path_said_now_is_what_the_thing_is_not_a_remark_about_the_moment(
+                                     "Today the repo we work in is github.com/acme/lantern.",
+                                     "Better to call me Ingrid Mbeki now.",
+                                     "Heads up, whoever is on call is now Tavish Quaresma."])
+def test_an_id_a_path_or_a_name_said_now_is_what_the_thing_is_not_a_remark_about_the_moment(
         changed: str) -> None:
     timeless = (changed.replace(" now", "").replace(" this morning", "")
                 .replace("Today the", "The"))
@@ -380,6 +382,21 @@ def test_words_most_statements_share_are_a_way_of_speaking_not_a_subject() -> No
 def test_words_that_belong_to_grammar_or_to_the_value_do_not_make_one_subject(
         later: str, earlier: str) -> None:
     assert not supersedes(later, earlier)
+
+
+def test_a_word_of_change_names_no_subject() -> None:
+    # "Small change:" opens two updates of two things: neither replaces the other
+    language = "Small change: answer in Indonesian from now on."
+    zone = "Small change: give all times in America/Denver from now on."
+    assert not supersedes(zone, language)
+    assert texts(latest(said(language, zone))) == [language, zone]
+
+
+def test_a_word_the_sentence_says_is_its_subject_even_when_a_value_spells_it_too() -> None:
+    # "the exports" is the subject of both, though the new path ends in "exports" too
+    earlier = "Try not to skip saving the exports to /srv/osprey-96/zephyr/."
+    later = "Save the exports to s3://thimble-vellum-762/exports instead."
+    assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
 
 
 def test_a_pair_with_a_grammar_word_names_one_thing_only_while_two_statements_use_it(

@@ -24,7 +24,7 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   value: closed classes of English grammar words, not phrasings) raise it, and a value
   said to the assistant ("you", "please") a little more; questions without a value,
   a bare count that does not say what it counts, remarks about the moment and the place
-  ("today", "right now", "here", "last month") unless its value is an id or a path,
+  ("today", "right now", "here", "last month") unless its value is an id, a path or a name,
   patterns repeated with other numbers ("it's 5:31 here") and pasted paragraphs (logs,
   emails) lower it; an update ranks at least as high as what it replaced. Once a
   sentence does not fit, nothing of lower priority is taken.
@@ -350,9 +350,10 @@ _CONDITION = re.compile(r"\b(?:if|in case)\b[^,;:.!?]*", re.I)
 """A condition clause, up to its comma: a modal verb in it says when, not what must be."""
 
 
-_STABLE = frozenset(("id", "path"))
-"""Values that name a thing rather than measure the moment: an id or a path said "now"
-("the support case is now TCK-89300") is what the thing is from then on, where a count
+_STABLE = frozenset(("id", "path", "name"))
+"""Values that name a thing rather than measure the moment: an id, a path or a name said
+"now" ("the support case is now TCK-89300", "call me Ingrid Mbeki now") is what the thing
+is from then on, where a count
 or a time said "now" ("21 people waiting", "it's 5:31 here") is a reading of the moment."""
 
 
@@ -479,9 +480,10 @@ def _naming(pair: tuple[str, str]) -> bool:
 
 def _content(word: str) -> bool:
     """A content word: four letters or more, not a grammar word, not a word for a time
-    ("changed this morning to" says when, not what: two updates of different things
-    share it)."""
-    return len(word) >= 4 and word not in _STOP and word not in _TIME_WORDS
+    or for changing ("changed this morning to", "small change:" say when or that, not
+    what: two updates of different things share them)."""
+    return (len(word) >= 4 and word not in _STOP and word not in _TIME_WORDS
+            and not _CHANGE.fullmatch(word))
 
 
 @lru_cache(maxsize=8192)
@@ -501,12 +503,14 @@ def _values(sentence: str) -> frozenset[str]:
 def _content_words(sentence: str) -> frozenset[str]:
     """The content words of ``sentence`` (:func:`_content`), the values' own letters and
     a contraction's second part left out: what it is about, in its words."""
-    values = _value_letters([*distinctive_strings(sentence), *_names(sentence)])
+    rest = sentence
+    for value in sorted({*distinctive_strings(sentence), *_names(sentence)}, key=len,
+                        reverse=True):
+        rest = rest.replace(value, " ")
     out = set()
-    for token in _words(sentence):
+    for token in _words(rest):
         word = _APOSTROPHE.split(token.lower())[0]
-        if not token[0].isdigit() and word not in values and _content(word.rstrip("s")) \
-                and word not in _BINDING:
+        if not token[0].isdigit() and _content(word.rstrip("s")) and word not in _BINDING:
             out.add(word)
     return frozenset(out)
 
