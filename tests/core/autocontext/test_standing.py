@@ -399,6 +399,16 @@ def test_a_word_the_sentence_says_is_its_subject_even_when_a_value_spells_it_too
     assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
 
 
+def test_a_numbers_unit_is_part_of_the_value_not_a_shared_subject() -> None:
+    # two limits in seconds on two things: "seconds" is what both measure in, not what
+    # they are about, so neither is taken for the other's update
+    goal = "Let's aim for the landing page to load in under 3.7 seconds."
+    assert likely_updates(said(goal, "166 seconds is the most we can do on the api timeout."
+                               )) == {}
+    assert likely_updates(said(goal, "The landing page can now load in 4.5 seconds.")) == {
+        (1,): (0,)}
+
+
 def test_a_pair_with_a_grammar_word_names_one_thing_only_while_two_statements_use_it(
         ) -> None:
     first = "Save the exports to /var/lib/walrus/exports-78."

@@ -501,12 +501,15 @@ def _values(sentence: str) -> frozenset[str]:
 
 @lru_cache(maxsize=8192)
 def _content_words(sentence: str) -> frozenset[str]:
-    """The content words of ``sentence`` (:func:`_content`), the values' own letters and
-    a contraction's second part left out: what it is about, in its words."""
+    """The content words of ``sentence`` (:func:`_content`), the values (a number's unit
+    too: "3.7 seconds") and a contraction's second part left out: what it is about, in
+    its words."""
     rest = sentence
     for value in sorted({*distinctive_strings(sentence), *_names(sentence)}, key=len,
                         reverse=True):
         rest = rest.replace(value, " ")
+    rest = _NUMBER_UNIT.sub(lambda m: " " if _unit(m) or not m.group(1) else f" {m.group(1)}",
+                            rest)
     out = set()
     for token in _words(rest):
         word = _APOSTROPHE.split(token.lower())[0]
