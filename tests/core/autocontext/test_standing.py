@@ -557,6 +557,14 @@ def test_a_negation_before_a_verb_of_leaving_undone_says_to_do_it() -> None:
                                "The server db-rowan-primary-9 was stopped.")) == {}
 
 
+def test_not_until_says_when_the_work_is_done_not_what_is_forbidden() -> None:
+    # "we can't close this out until INV-1 is paid" is a goal; a new goal updates it
+    assert likely_updates(said("We can't close this out until invoice INV-21427 is paid.",
+                               "Keep replies short.",
+                               "What matters now is that INV-66541 shows as settled.")
+                          ) == {(2,): (0,)}
+
+
 @pytest.mark.parametrize(("earlier", "later"), [
     ("I'd prefer you call the project KestrelThimble.",
      "On second thought, refer to the project as WombatOsprey."),  # AaAa
@@ -626,6 +634,19 @@ def test_a_pasted_text_ranks_after_what_the_user_wrote_around_it() -> None:
     score = scores(found)
     rule = next(s for s in found if "voucher" in s.text)
     assert all(score[s.order] < score[rule.order] for s in found if s.pasted)
+
+
+def test_a_short_list_after_a_paste_is_the_users_own() -> None:
+    policy = "\n\n".join(filler._POLICY_LINES[:4])
+    m = text_message("user", f"Pasting our policy text for context:\n\n{policy}\n\n"
+                             "Sorry, I was in a meeting. A couple of points.\n"
+                             "- Calling +44 20 7946 3768 is forbidden.\n"
+                             "- Better to show times in the Asia/Manila zone now", id="u")
+    found = statements_of(m)
+    assert texts([s for s in found if not s.pasted]) == [
+        "Pasting our policy text for context:", "Sorry, I was in a meeting.",
+        "A couple of points.", "Calling +44 20 7946 3768 is forbidden.",
+        "Better to show times in the Asia/Manila zone now"]
 
 
 def test_a_short_message_is_never_taken_for_a_paste() -> None:

@@ -87,8 +87,11 @@ _NOTE_COUNT = re.compile(r"^\(\+\d+ more(?: in the original)?\)$|^\(nothing that
 
 PASTE_LINES = 6
 """A user message of more non-empty lines than this is mostly pasted material (a log, an
-email): its paragraphs rank after what the user wrote, but for a short first or last
-one, the user's own words around the paste."""
+email): its paragraphs rank after what the user wrote, but for a first or last one of at
+most :data:`OWN_LINES`, the user's own words around the paste."""
+OWN_LINES = 4
+"""The most lines of the user's own paragraph before or after a paste: a lead line and a
+short list ("A couple of points." and two bullets)."""
 TRIVIAL_WORDS = 2
 """A sentence of at most this many words and no value is a courtesy ("ok, thanks",
 "go on"), not content."""
@@ -435,20 +438,26 @@ def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
     return all(any(_same_word(a, b) for b in by) for a in words)
 
 
-_CONTRAST = re.compile(r"(?:,|\b(?:and|but|or))\s+not\b|\b(?:not|never|\w+n['’]t)\s+(?:to\s+)?"
-                       r"(?:forget|fail|skip|stop|miss|neglect|omit)\w*\s+(?:to|before|until|"
-                       r"\w+ing)\b", re.I)
-"""A negation that does not deny the sentence: a "not" that sets one phrase against
-another ("it's TCK-2, not what I told you"), and one before a verb of leaving undone,
-which together say to do it ("don't forget to copy X", "try not to skip booking to Y",
-"don't stop before v2 is out"; "don't stop the server" still denies)."""
+_NOT_DENYING = (
+    re.compile(r"(?:,|\b(?:and|but|or))\s+not\b", re.I),
+    re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:to\s+)?(?:forget|fail|skip|stop|miss|neglect|"
+               r"omit)\w*\s+(?:to|before|until|\w+ing)\b", re.I),
+    re.compile(r"\b(?:not|never|\w+n['’]t)\b(?=[^,;:.!?]*\buntil\b)", re.I),
+)
+"""Negations that do not deny the sentence: a "not" that sets one phrase against another
+("it's TCK-2, not what I told you"); one before a verb of leaving undone, which together
+say to do it ("don't forget to copy X", "try not to skip booking to Y", "don't stop
+before v2 is out"; "don't stop the server" still denies); and "not ... until", which
+says when something is done ("we can't close this out until INV-2 is paid": a goal)."""
 
 
 @lru_cache(maxsize=8192)
 def _negated(sentence: str) -> bool:
-    """A negation: "not", "never", "no", a "n't" (a contrasting ", not" aside)."""
+    """A negation: "not", "never", "no", a "n't" (those :data:`_NOT_DENYING` aside)."""
+    for pattern in _NOT_DENYING:
+        sentence = pattern.sub(",", sentence)
     return any(w.lower() in _NEGATION or w.lower().endswith(("n't", "n’t"))
-               for w in _words(_CONTRAST.sub(",", sentence)))
+               for w in _words(sentence))
 
 
 _ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
@@ -710,8 +719,8 @@ def statements_of(message: Message) -> list[Statement]:
     out: list[Statement] = []  # a long message: the pasted part, and what the user wrote
     paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
     for n, paragraph in enumerate(paragraphs):
-        short = sum(bool(line.strip()) for line in paragraph.splitlines()) <= 2
-        own = short and n in (0, len(paragraphs) - 1)  # a line around the paste
+        short = sum(bool(line.strip()) for line in paragraph.splitlines()) <= OWN_LINES
+        own = short and n in (0, len(paragraphs) - 1)  # the user's words around the paste
         out.extend(Statement(t, (len(out),), not own) for t in standing_content(paragraph))
     return out
 
