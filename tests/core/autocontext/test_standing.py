@@ -557,6 +557,18 @@ def test_a_negation_before_a_verb_of_leaving_undone_says_to_do_it() -> None:
                                "The server db-rowan-primary-9 was stopped.")) == {}
 
 
+@pytest.mark.parametrize(("earlier", "later"), [
+    ("February 1st is the vendor meeting.", "Heads up, the vendor call is now 2025-07-24."),
+    ("The vendor meeting is 2025-07-18, so we're good there.",
+     "The system now lists July 26th as the call with the vendor."),
+])
+def test_a_date_is_a_value_in_either_form_not_an_id(earlier: str, later: str) -> None:
+    # an ISO date is a date, not an id a written one lacks; and a date is a value, so
+    # a sentence with another date does not say every value of the earlier one again
+    assert value_kinds(later) == value_kinds(earlier) == {"date"}
+    assert likely_updates(said(earlier, "Keep replies short.", later)) == {(2,): (0,)}
+
+
 def test_not_until_says_when_the_work_is_done_not_what_is_forbidden() -> None:
     # "we can't close this out until INV-1 is paid" is a goal; a new goal updates it
     assert likely_updates(said("We can't close this out until invoice INV-21427 is paid.",

@@ -151,6 +151,8 @@ _CALENDAR = frozenset([*_MONTHS, *_WEEKDAYS, "january", "february", "march", "ap
                        "june", "july", "august", "september", "october", "november",
                        "december", "sept"])
 _MONTH_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d")
+_DAY_OF_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b")
+"""A date as written with its month: "february 1st", "jul. 26"."""
 _WEEKDAY = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})\b")
 _MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|"
                     r"dollars?|euros?|pounds?)\b", re.I)
@@ -242,10 +244,12 @@ def value_kinds(sentence: str) -> frozenset[str]:
 
 def _ids(sentence: str) -> list[str]:
     """The ids and paths of ``sentence``: distinctive strings with an id's characters,
-    but not the digits of an amount ("7,275.51" of "7,275.51 EUR" is money, not an id)."""
+    but not the digits of an amount ("7,275.51" of "7,275.51 EUR" is money, not an id)
+    nor a date ("2025-07-24")."""
     amounts = [m.group(0) for m in _MONEY.finditer(sentence)]
     return [d for d in distinctive_strings(sentence)
-            if _ID_CHARS.search(d) and not any(d in a for a in amounts)]
+            if _ID_CHARS.search(d) and not any(d in a for a in amounts)
+            and not _ISO_DATE.fullmatch(d)]
 
 
 def _unit(match: re.Match[str]) -> str | None:
@@ -498,12 +502,16 @@ def _content(word: str) -> bool:
 @lru_cache(maxsize=8192)
 def _values(sentence: str) -> frozenset[str]:
     """The values of ``sentence`` as written: ids and paths, numbers with the word after
-    them ("370 MB"), amounts, names."""
+    them ("370 MB"), amounts, dates, names."""
     out = set(_ids(sentence))
+    whole = [m.span() for pattern in (_MONEY, _TIME, _ISO_DATE) for m in pattern.finditer(sentence)]
+    whole += [m.span() for m in _DAY_OF_MONTH.finditer(sentence.lower())]
+    out.update(sentence[a:b].strip() for a, b in whole)
     for m in _NUMBER_UNIT.finditer(sentence):
+        if any(m.start() < b and a < m.end() for a, b in whole):
+            continue
         number = m.group(0)[:m.start(1) - m.start()] if m.group(1) else m.group(0)
         out.add(" ".join(filter(None, (number.strip().rstrip(".,"), _unit(m)))))
-    out.update(m.group(0) for m in _MONEY.finditer(sentence))
     out.update(_names(sentence))
     return frozenset(out)
 
@@ -661,7 +669,7 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
     only)."""
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
     if not old_kinds <= kinds or _values(earlier) <= _values(later):
-        return 0, 0
+        return 0, 0  # a kind missing, or every value said again: a restatement
     shapes, old_shapes = _id_shapes(later), _id_shapes(earlier)
     if shapes and old_shapes and not shapes & old_shapes:
         return 0, 0
