@@ -515,6 +515,27 @@ def test_of_two_updates_as_likely_the_one_that_names_the_subject_wins_the_earlie
     assert score[(2,)] > score[(1,)] and score[(0,)] == LIKELY_RANK
 
 
+def test_an_email_address_is_one_value_not_a_form_for_each_of_its_parts() -> None:
+    # two addresses share "@" and nothing else: summaries are not the urgent copies
+    urgent = "Copy anouk.pemberton46@ironbark-retail.com on anything urgent."
+    assert likely_updates(said(urgent, "Send the summaries to priya.e43@saltmarsh-media.com."
+                               )) == {}
+    assert likely_updates(said(urgent, "Actually, copy priya.e43@saltmarsh-media.com on "
+                                       "anything urgent instead.")) == {(1,): (0,)}
+
+
+def test_an_update_of_a_goal_said_twice_in_other_words_updates_the_latest_wording() -> None:
+    # the restatement replaced the question; the new goal updates that one thing, so it
+    # ranks above the restatement and the restatement steps down
+    stated = said("Can we get to the point where version v14.11.20 is tagged and released?",
+                  "Keep replies short.",
+                  "Basically we need it so version v14.11.20 is tagged and released, that's it.",
+                  "Revised goal: v12.3.28 is out.")
+    assert likely_updates(stated) == {(3,): (2,)}
+    score = scores(latest(stated), among=stated)
+    assert score[(3,)] > score[(2,)] == LIKELY_RANK
+
+
 def test_a_new_address_ranks_above_two_earlier_ones_it_may_replace() -> None:
     stated = said("anouk.pemberton46@ironbark-retail.com is the contact email.",
                   "Copy ruairi.ravensworth3@bluepeak-outfitters.com on anything urgent.",

@@ -575,7 +575,8 @@ _KEY_MAX_DF = 8
 """A unit, an id's shape or a word in more statements than this finds no candidates."""
 
 
-def likely_updates(statements: Sequence[Statement]
+def likely_updates(statements: Sequence[Statement], *,
+                   replaced: Mapping[tuple[int, ...], Iterable[tuple[int, ...]]] | None = None
                    ) -> dict[tuple[int, ...], tuple[int, ...] | None]:
     """For each statement that likely gives a new value, in words of its own, for what
     one earlier statement set, the order of that earlier one (``None``: several earlier
@@ -588,9 +589,12 @@ def likely_updates(statements: Sequence[Statement]
     earlier one ranks no higher than :data:`LIKELY_RANK` and the later one at least as
     high as it did (:func:`scores`).
     The two must be each other's best match (one later statement, one earlier; of equal
-    evidence, the one that shares more of the subject's words), and neither pasted; a
+    evidence, the one that shares more of the subject's words, and of a statement and those
+    it replaced, ``replaced`` as :func:`latest` found it, the latest), and neither pasted; a
     later statement that fits several equally still ranks as an update, and demotes none
     of them."""
+    if replaced is None:
+        replaced = _latest(tuple(statements))[1]
     first: dict[str, Statement] = {}  # of equal statements the first, as :func:`latest`
     for s in sorted(statements, key=lambda s: s.order):
         first.setdefault(s.text, s)
@@ -608,17 +612,28 @@ def likely_updates(statements: Sequence[Statement]
                 found[(j, i)] = match
         for k in keys:
             index.setdefault(k, []).append(j)
-    best_earlier: dict[int, tuple[tuple[int, int], int | None]] = {}
-    best_later: dict[int, tuple[tuple[int, int], int | None]] = {}
+    best_earlier: dict[int, tuple[tuple[int, int], list[int]]] = {}
+    best_later: dict[int, tuple[tuple[int, int], list[int]]] = {}
     for (j, i), match in found.items():
         for best, me, other in ((best_earlier, j, i), (best_later, i, j)):
             top = best.get(me)
             if top is None or match > top[0]:
-                best[me] = (match, other)
+                best[me] = (match, [other])
             elif match == top[0]:
-                best[me] = (match, None)  # a tie: no one best match
-    return {valued[j].order: None if i is None else valued[i].order
-            for j, (_, i) in best_earlier.items() if i is None or best_later[i][1] == j}
+                top[1].append(other)  # a tie: no one best match, unless one thing
+
+    def one(others: list[int]) -> int | None:
+        # of a statement and the ones it replaced (a restatement), the latest stands
+        said = {valued[k].order: k for k in others}
+        left = set(said) - {o for k in said for o in replaced.get(k, ())}
+        return said[left.pop()] if len(left) == 1 else None
+
+    out: dict[tuple[int, ...], tuple[int, ...] | None] = {}
+    for j, (_, others) in best_earlier.items():
+        earlier = one(others)
+        if earlier is None or one(best_later[earlier][1]) == j:
+            out[valued[j].order] = None if earlier is None else valued[earlier].order
+    return out
 
 
 _LETTER_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
@@ -633,8 +648,9 @@ def _forms(sentence: str) -> frozenset[str]:
     (``tests/a_a``, ``Aa/Aa``, ``AaAa``, ``9.9.9.9``): weak evidence of one thing, not
     a condition, as a value may change its form (``s3://...`` to ``/srv/...``)."""
     out = set()
+    emails = _EMAIL.findall(sentence)  # an address's parts are not values of their own
     for value in [*_ids(sentence), *(n for n in _names(sentence) if " " not in n)]:
-        if "@" in value or _ID_SHAPE.match(value):
+        if _ID_SHAPE.match(value) or any(value in e for e in emails):
             continue
         form = _DIGIT_RUN.sub("9", _LETTER_RUN.sub(
             lambda m: "Aa" if m[0][0].isupper() and m[0][1:].islower() and len(m[0]) > 1
@@ -799,7 +815,8 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
            - (3 if s.pasted else 0)
            for s in pool}
     gone = {o for olds in replaced.values() for o in olds}
-    likely = {a: b for a, b in likely_updates(pool).items() if b not in gone}
+    likely = {a: b for a, b in likely_updates(pool, replaced=replaced).items()
+              if b not in gone}
     out = {}
     for s in statements:
         earlier = [*replaced.get(s.order, ())]
