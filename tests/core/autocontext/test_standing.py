@@ -409,6 +409,18 @@ def test_a_numbers_unit_is_part_of_the_value_not_a_shared_subject() -> None:
         (1,): (0,)}
 
 
+def test_an_opening_aside_is_not_the_subject_but_an_opening_clause_is() -> None:
+    # "Reading back through the thread, ..." opens two sentences about two things; the
+    # server's address does not replace the goal
+    aside = "Reading back through the thread, "
+    goal = aside + "revised goal: v12.3.28 is out."
+    assert not supersedes(aside + "I had the staging server's IP wrong, the right one is "
+                                  "10.42.51.147.", goal)
+    # a clause before the comma still names the thing
+    assert supersedes("The vendor meeting has changed, it's now 2025-07-06.",
+                      "The vendor meeting is 2025-07-15.")
+
+
 def test_a_pair_with_a_grammar_word_names_one_thing_only_while_two_statements_use_it(
         ) -> None:
     first = "Save the exports to /var/lib/walrus/exports-78."

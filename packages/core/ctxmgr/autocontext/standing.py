@@ -376,6 +376,33 @@ def _pattern(sentence: str) -> str:
                     for w in _words(sentence))
 
 
+_ASIDE = re.compile(r"[^,;:.!?]+,\s+")
+LEAD_IN_WORDS = 5
+"""An opening phrase of at most this many words, set off by a comma, with no value and
+no verb that makes it a clause ("Reading back through the thread, ...", "Heads up, ...",
+"Also, ..."), is an aside: it says how the sentence comes, not what it is about ("The
+vendor meeting has changed, ..." is a clause: its subject counts)."""
+_FINITE = frozenset("""
+is are was were be been am has have had do does did will would can could shall should
+may might must
+""".split())  # noqa: SIM905 - a word list reads better as text
+"""Auxiliary and modal verbs, a closed class: with one (or a contraction: "it's", "I've")
+a phrase is a clause with a subject."""
+
+
+def _lead_in_end(sentence: str) -> int:
+    """Where ``sentence`` starts once its opening asides (:data:`LEAD_IN_WORDS`) are
+    left out; 0 when it has none."""
+    end = 0
+    while (m := _ASIDE.match(sentence, end)) and m.end() < len(sentence):
+        words = [w.lower() for w in _words(m[0])]
+        if (len(words) > LEAD_IN_WORDS or value_kinds(m[0]) or _APOSTROPHE.search(m[0])
+                or _FINITE.intersection(words)):
+            break
+        end = m.end()
+    return end
+
+
 @lru_cache(maxsize=8192)
 def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
     """The pairs of neighbouring words in ``sentence`` that hold a content word (four
@@ -383,11 +410,12 @@ def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
     planned", "planned downtime"), whatever the rest of the sentence says. A value
     breaks the run, with the unit after a number ("under 281 seconds" pairs nothing: the
     words belong to the value, not to what it is about), and a contraction counts as its
-    first word ("that's" is "that")."""
+    first word ("that's" is "that"). An opening aside (:func:`_lead_in_end`: "Reading back
+    through the thread, ...") says how the sentence comes, not what it is about."""
     values = _value_letters(distinctive_strings(sentence))
     out: set[tuple[str, str]] = set()
     before, unit_next = "", False
-    for token in _words(sentence):
+    for token in _words(sentence[_lead_in_end(sentence):]):
         word = token.lower()
         if token[0].isdigit() or word in values or unit_next:
             before, unit_next = "", token[0].isdigit()
@@ -520,8 +548,8 @@ def _values(sentence: str) -> frozenset[str]:
 def _content_words(sentence: str) -> frozenset[str]:
     """The content words of ``sentence`` (:func:`_content`), the values (a number's unit
     too: "3.7 seconds") and a contraction's second part left out: what it is about, in
-    its words."""
-    rest = sentence
+    its words (an opening aside left out, as :func:`_phrases` does)."""
+    rest = sentence[_lead_in_end(sentence):]
     for value in sorted({*distinctive_strings(sentence), *_names(sentence)}, key=len,
                         reverse=True):
         rest = rest.replace(value, " ")
