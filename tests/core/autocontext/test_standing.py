@@ -409,6 +409,15 @@ def test_a_numbers_unit_is_part_of_the_value_not_a_shared_subject() -> None:
         (1,): (0,)}
 
 
+def test_a_host_name_is_told_by_its_domain_not_by_its_leading_word() -> None:
+    # "osprey-" and "sorrel-" are names; both hosts are ".internal": one kind of id
+    old = "Did I mention the primary database host is osprey-34.internal?"
+    new = "Correction: the primary database host is actually sorrel-53.internal."
+    assert texts(latest(said(old, "Keep replies short.", new))) == ["Keep replies short.", new]
+    # an order number still does not replace a host
+    assert not supersedes("Correction: the primary database host is actually ORD-5531.", old)
+
+
 def test_an_opening_aside_is_not_the_subject_but_an_opening_clause_is() -> None:
     # "Reading back through the thread, ..." opens two sentences about two things; the
     # server's address does not replace the goal

@@ -503,14 +503,24 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 @lru_cache(maxsize=8192)
 def _id_shapes(sentence: str) -> frozenset[str]:
     """What kind of id each id of ``sentence`` is, by its leading letters (``ord-``,
-    ``gb``) or ``@`` for an email address: a new value for a thing has the shape of the
-    old one, so a later order number does not replace a VAT number, whatever the words
-    around them share."""
-    out = {"@"} if _EMAIL.search(sentence) else set()
+    ``gb``), its domain for a host name (``.internal`` of ``osprey-34.internal``, whose
+    leading letters are a name, not a kind) or ``@`` for an email address: a new value for
+    a thing has the shape of the old one, so a later order number does not replace a VAT
+    number, whatever the words around them share."""
+    emails = _EMAIL.findall(sentence)
+    out = {"@"} if emails else set()
     for d in distinctive_strings(sentence):
-        if m := _ID_SHAPE.match(d):
+        if any(d in e for e in emails) or "/" in d:
+            continue
+        if host := _HOST.search(d):
+            out.add(host[0].lower())
+        elif m := _ID_SHAPE.match(d):
             out.add((m.group(1) or m.group(2)).lower())
     return frozenset(out)
+
+
+_HOST = re.compile(r"\.[A-Za-z]{2,}$")
+"""The domain a host name ends in (``.internal``, ``.com``)."""
 
 
 def _naming(pair: tuple[str, str]) -> bool:
