@@ -35,6 +35,7 @@ from ctxmgr.autocontext.standing import (
     statements_of,
     supersedes,
     value_kinds,
+    without_aside,
 )
 from ctxmgr.messages import text_message
 from ctxmgr.replay.instructions import (
@@ -698,9 +699,30 @@ def test_a_short_list_after_a_paste_is_the_users_own() -> None:
                              "- Better to show times in the Asia/Manila zone now", id="u")
     found = statements_of(m)
     assert texts([s for s in found if not s.pasted]) == [
-        "Pasting our policy text for context:", "Sorry, I was in a meeting.",
+        "Pasting our policy text for context:", "I was in a meeting.",
         "A couple of points.", "Calling +44 20 7946 3768 is forbidden.",
         "Better to show times in the Asia/Manila zone now"]
+
+
+@pytest.mark.parametrize(("said_", "stands"), [
+    ("Also, keep the attachments under 5 MB.", "keep the attachments under 5 MB."),
+    ("Reading back through the thread, revised goal: v12.3.28 is out.",
+     "revised goal: v12.3.28 is out."),
+    ("Heads up, good news, the cap is now $900.", "the cap is now $900."),
+    # what binds, points or carries a value, and what the rest hangs on, stay
+    ("Never, ever touch the prod database.", None),
+    ("No, don't restart db-7.", None),
+    ("Cc me, please.", None),
+    ("Ship it, then tag v2.3.", None),
+    ("Finance signed off, so any outage may reach 77 minutes.", None),
+    ("The vendor meeting has changed, it's now 2025-07-06.", None),
+    ("In March 2025, the cap was $900.", None),
+    ("Yes please, ship it.", None),
+])
+def test_an_opening_aside_is_left_out_of_what_stands_and_nothing_else(
+        said_: str, stands: str | None) -> None:
+    assert standing_content(said_) == [stands or said_]
+    assert without_aside(said_) == (stands or said_)
 
 
 def test_a_short_message_is_never_taken_for_a_paste() -> None:

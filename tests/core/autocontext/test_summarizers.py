@@ -46,6 +46,7 @@ from ctxmgr.autocontext.standing import (
     Statement,
     latest,
     sentences,
+    standing_content,
     statements_of,
     value_kinds,
 )
@@ -452,8 +453,8 @@ def test_a_summarizer_raising_its_own_timeout_error_is_reported_as_raising_it(
 def input_items(messages: Sequence[Message]) -> set[str]:
     items: set[str] = set()
     for m in messages:
-        if m.role == "user":
-            items.update(sentences(m.text))
+        if m.role == "user":  # a sentence, or what of it stands (an opening aside left out)
+            items.update(sentences(m.text), standing_content(m.text))
         if m.role == "assistant":
             items.update(sentences(m.text))
         for r in m.tool_results:

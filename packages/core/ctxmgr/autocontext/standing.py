@@ -75,6 +75,7 @@ __all__ = [
     "statements_of",
     "supersedes",
     "value_kinds",
+    "without_aside",
 ]
 
 USER_NOTE_HEADER = "The user said earlier (later lines win):"
@@ -288,11 +289,15 @@ def _is_trivial(sentence: str) -> bool:
 
 def standing_content(text: str) -> list[str]:
     """The sentences of one user message that still stand once it is compressed:
-    all but courtesies and exact repeats, verbatim, in order."""
+    all but courtesies and exact repeats, verbatim but for an opening aside
+    (:func:`without_aside`), in order."""
     seen: set[str] = set()
     out: list[str] = []
     for s in sentences(text):
-        if _is_trivial(s) or s in seen:
+        if _is_trivial(s):
+            continue
+        s = without_aside(s)  # "Also, keep it under 5 MB." carries "keep it under 5 MB."
+        if s in seen:
             continue
         seen.add(s)
         out.append(s)
@@ -378,10 +383,11 @@ def _pattern(sentence: str) -> str:
 
 _ASIDE = re.compile(r"[^,;:.!?]+,\s+")
 LEAD_IN_WORDS = 5
-"""An opening phrase of at most this many words, set off by a comma, with no value and
-no verb that makes it a clause ("Reading back through the thread, ...", "Heads up, ...",
-"Also, ..."), is an aside: it says how the sentence comes, not what it is about ("The
-vendor meeting has changed, ..." is a clause: its subject counts)."""
+"""An opening phrase of at most this many words, set off by a comma, with no value, no
+verb that makes it a clause and no word that binds ("Reading back through the thread,
+...", "Heads up, ...", "Also, ..."), is an aside: it says how the sentence comes, not
+what it is about ("The vendor meeting has changed, ..." is a clause: its subject counts;
+"Never, ever ..." binds)."""
 _FINITE = frozenset("""
 is are was were be been am has have had do does did will would can could shall should
 may might must
@@ -397,10 +403,35 @@ def _lead_in_end(sentence: str) -> int:
     while (m := _ASIDE.match(sentence, end)) and m.end() < len(sentence):
         words = [w.lower() for w in _words(m[0])]
         if (len(words) > LEAD_IN_WORDS or value_kinds(m[0]) or _APOSTROPHE.search(m[0])
-                or _FINITE.intersection(words)):
-            break
+                or _FINITE.intersection(words) or _BINDING.intersection(words)):
+            break  # a value, a clause, or a word that binds ("Never, ever touch prod")
         end = m.end()
     return end
+
+
+def without_aside(sentence: str) -> str:
+    """``sentence`` without its opening asides (:func:`_lead_in_end`) when what is left
+    says something on its own: "keep it under 5 MB." of "Also, keep it under 5 MB."; the
+    sentence as it is when the opening may be a request ("Cc me, please": a word that
+    points, or nothing much left) or the rest hangs on it ("Finance signed off, so ...")."""
+    end = _lead_in_end(sentence)
+    if not end:
+        return sentence
+    rest = sentence[end:]
+    opening = {w.lower() for w in _words(sentence[:end])}
+    if (_is_trivial(rest) or opening & _POINTING
+            or _words(rest)[0].lower() in _CONJUNCTIONS):
+        return sentence
+    return rest
+
+
+_POINTING = frozenset("""
+it me us you him her them this that these those here there
+""".split())  # noqa: SIM905 - a word list reads better as text
+"""Pronouns, which point at something: an opening with one ("Cc me, ...", "Ship it,
+...") may be the request itself."""
+_CONJUNCTIONS = frozenset(("and", "or", "but", "so", "then", "yet", "nor", "because", "since"))
+"""A rest that opens with one hangs on the opening ("Finance signed off, so ...")."""
 
 
 @lru_cache(maxsize=8192)
