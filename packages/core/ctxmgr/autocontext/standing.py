@@ -16,7 +16,9 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   followed by a space (a cut too many only splits a kept sentence in two). ctxmgr's
   own markup (offload tags, the headers of its notes) is not the user's: left out.
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
-  a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it.
+  a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it; an opening
+  aside ("Also, ...", "Reading back through the thread, ...": :func:`without_aside`)
+  is left out, and names no subject.
 * *Values* are numbers (with their unit), amounts, dates and times, quoted text,
   proper names and ids or paths (:func:`value_kinds`).
 * *Priority* (:func:`priority`), used only when a note cannot hold everything:
