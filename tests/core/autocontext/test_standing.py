@@ -718,6 +718,9 @@ def test_a_short_list_after_a_paste_is_the_users_own() -> None:
     ("The vendor meeting has changed, it's now 2025-07-06.", None),
     ("In March 2025, the cap was $900.", None),
     ("Yes please, ship it.", None),
+    ("As for the payment, can I use the same card as before?", None),
+    ("Actually, keep the attachments under 8 MB.", None),
+    ("Yes, please proceed with booking HAT072.", "please proceed with booking HAT072."),
 ])
 def test_an_opening_aside_is_left_out_of_what_stands_and_nothing_else(
         said_: str, stands: str | None) -> None:

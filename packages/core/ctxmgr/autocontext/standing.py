@@ -415,14 +415,15 @@ def without_aside(sentence: str) -> str:
     """``sentence`` without its opening asides (:func:`_lead_in_end`) when what is left
     says something on its own: "keep it under 5 MB." of "Also, keep it under 5 MB."; the
     sentence as it is when the opening may be a request ("Cc me, please": a word that
-    points, or nothing much left) or the rest hangs on it ("Finance signed off, so ...")."""
+    points, or nothing much left), names the topic or a change (:data:`_TOPIC`) or the
+    rest hangs on it ("Finance signed off, so ...")."""
     end = _lead_in_end(sentence)
     if not end:
         return sentence
     rest = sentence[end:]
-    opening = {w.lower() for w in _words(sentence[:end])}
-    if (_is_trivial(rest) or opening & _POINTING
-            or _words(rest)[0].lower() in _CONJUNCTIONS):
+    opening = [w.lower() for w in _words(sentence[:end])]
+    if (_is_trivial(rest) or _POINTING.intersection(opening) or opening[0] in _TOPIC
+            or _CHANGE.search(sentence[:end]) or _words(rest)[0].lower() in _CONJUNCTIONS):
         return sentence
     return rest
 
@@ -432,6 +433,12 @@ it me us you him her them this that these those here there
 """.split())  # noqa: SIM905 - a word list reads better as text
 """Pronouns, which point at something: an opening with one ("Cc me, ...", "Ship it,
 ...") may be the request itself."""
+_TOPIC = frozenset("""
+about as for on regarding concerning re with in at to from by of after before during
+""".split())  # noqa: SIM905 - a word list reads better as text
+"""Prepositions: an opening with one may name the topic ("As for the payment, can I use
+the same card?") or when ("After the call, ..."), so it stays; so does one with a word
+of change ("Actually, ...", :data:`_CHANGE`), which marks an update."""
 _CONJUNCTIONS = frozenset(("and", "or", "but", "so", "then", "yet", "nor", "because", "since"))
 """A rest that opens with one hangs on the opening ("Finance signed off, so ...")."""
 
