@@ -728,6 +728,16 @@ def test_an_opening_aside_is_left_out_of_what_stands_and_nothing_else(
     assert without_aside(said_) == (stands or said_)
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.sampled_from(list(" ,.:;!?\n+-_()$%'aAbZ019")), max_size=60)
+            | st.sampled_from(["+                    , self.bulk_data_element_handler)",
+                               ", , ok", "Also, , keep it", "  ,  ,  "]))
+def test_what_stands_of_any_text_is_pieces_of_that_text(text: str) -> None:
+    # punctuation, pasted code and empty openings included: no error, nothing invented
+    for sentence in standing_content(text):
+        assert sentence and sentence in text
+
+
 def test_a_short_message_is_never_taken_for_a_paste() -> None:
     m = text_message("user", "Never touch prod.\nThe cap is $450.\nAnswer in Czech.", id="u")
     assert not any(s.pasted for s in statements_of(m))

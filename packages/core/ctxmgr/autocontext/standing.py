@@ -404,7 +404,8 @@ def _lead_in_end(sentence: str) -> int:
     end = 0
     while (m := _ASIDE.match(sentence, end)) and m.end() < len(sentence):
         words = [w.lower() for w in _words(m[0])]
-        if (len(words) > LEAD_IN_WORDS or value_kinds(m[0]) or _APOSTROPHE.search(m[0])
+        if (not words or len(words) > LEAD_IN_WORDS or value_kinds(m[0])
+                or _APOSTROPHE.search(m[0])
                 or _FINITE.intersection(words) or _BINDING.intersection(words)):
             break  # a value, a clause, or a word that binds ("Never, ever touch prod")
         end = m.end()
@@ -423,7 +424,8 @@ def without_aside(sentence: str) -> str:
     rest = sentence[end:]
     opening = [w.lower() for w in _words(sentence[:end])]
     if (_is_trivial(rest) or _POINTING.intersection(opening) or opening[0] in _TOPIC
-            or _CHANGE.search(sentence[:end]) or _words(rest)[0].lower() in _CONJUNCTIONS):
+            or _CHANGE.search(sentence[:end])
+            or next(iter(_words(rest)), "").lower() in _CONJUNCTIONS):
         return sentence
     return rest
 
