@@ -612,6 +612,13 @@ def test_a_date_is_a_value_in_either_form_not_an_id(earlier: str, later: str) ->
     assert likely_updates(said(earlier, "Keep replies short.", later)) == {(2,): (0,)}
 
 
+def test_a_date_is_read_where_it_is_written_whatever_the_letters_before_it() -> None:
+    # "İ" lowercases to two characters: a date found in a lowercased copy was cut short
+    # the date said again, in other words, is a restatement
+    assert supersedes("For the vendor call, February 1st works.",
+                      "İİİ: the vendor meeting is February 1st.")
+
+
 def test_not_until_says_when_the_work_is_done_not_what_is_forbidden() -> None:
     # "we can't close this out until INV-1 is paid" is a goal; a new goal updates it
     assert likely_updates(said("We can't close this out until invoice INV-21427 is paid.",

@@ -153,8 +153,9 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _CALENDAR = frozenset([*_MONTHS, *_WEEKDAYS, "january", "february", "march", "april",
                        "june", "july", "august", "september", "october", "november",
                        "december", "sept"])
-_MONTH_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d")
-_DAY_OF_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b")
+_MONTH_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d", re.I)
+_DAY_OF_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b",
+                           re.I)
 """A date as written with its month: "february 1st", "jul. 26"."""
 _WEEKDAY = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})\b")
 _MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|"
@@ -230,7 +231,7 @@ def value_kinds(sentence: str) -> frozenset[str]:
     # other number is a value of its own ("$450 ... within 30 days": money and unit:day)
     taken = [m.span() for pattern in (_MONEY, _PERCENT, _TIME, _ISO_DATE)
              for m in pattern.finditer(sentence)]
-    taken += [m.span() for m in _MONTH_DATE.finditer(low)]
+    taken += [m.span() for m in _MONTH_DATE.finditer(sentence)]
     for match in _NUMBER_UNIT.finditer(sentence):
         start, end = match.span()
         if any(start < b and a < end for a, b in taken):
@@ -585,7 +586,7 @@ def _values(sentence: str) -> frozenset[str]:
     them ("370 MB"), amounts, dates, names."""
     out = set(_ids(sentence))
     whole = [m.span() for pattern in (_MONEY, _TIME, _ISO_DATE) for m in pattern.finditer(sentence)]
-    whole += [m.span() for m in _DAY_OF_MONTH.finditer(sentence.lower())]
+    whole += [m.span() for m in _DAY_OF_MONTH.finditer(sentence)]  # not .lower(): "İ" is 2
     out.update(sentence[a:b].strip() for a, b in whole)
     for m in _NUMBER_UNIT.finditer(sentence):
         if any(m.start() < b and a < m.end() for a, b in whole):
