@@ -153,10 +153,10 @@ _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 _CALENDAR = frozenset([*_MONTHS, *_WEEKDAYS, "january", "february", "march", "april",
                        "june", "july", "august", "september", "october", "november",
                        "december", "sept"])
-_MONTH_DATE = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d", re.I)
-_DAY_OF_MONTH = re.compile(rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b",
-                           re.I)
-"""A date as written with its month: "february 1st", "jul. 26"."""
+_MONTH = rf"\b(?:{'|'.join(_MONTHS)})[a-z]*\.?\s+"
+_MONTH_DATE = re.compile(_MONTH + r"\d", re.I)
+_DAY_OF_MONTH = re.compile(_MONTH + r"\d{1,2}(?:st|nd|rd|th)?\b", re.I)
+"""A date as written with its month, whole: "february 1st", "jul. 26"."""
 _WEEKDAY = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)})\b")
 _MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|"
                     r"dollars?|euros?|pounds?)\b", re.I)
@@ -229,12 +229,9 @@ def value_kinds(sentence: str) -> frozenset[str]:
         kinds.add("date")
     # a number that is part of an amount, a share, a time or a date is that value; any
     # other number is a value of its own ("$450 ... within 30 days": money and unit:day)
-    taken = [m.span() for pattern in (_MONEY, _PERCENT, _TIME, _ISO_DATE)
-             for m in pattern.finditer(sentence)]
-    taken += [m.span() for m in _MONTH_DATE.finditer(sentence)]
+    taken = _spans(sentence, (_MONEY, _PERCENT, _TIME, _ISO_DATE, _MONTH_DATE))
     for match in _NUMBER_UNIT.finditer(sentence):
-        start, end = match.span()
-        if any(start < b and a < end for a, b in taken):
+        if _overlaps(match.span(), taken):
             continue
         unit = _unit(match)
         kinds.add(f"unit:{unit.lower().rstrip('s')}" if unit else "number")
@@ -244,6 +241,17 @@ def value_kinds(sentence: str) -> frozenset[str]:
         kinds.add("name")
     kinds.update(_id_kind(t) for t in _ids(sentence))
     return frozenset(kinds)
+
+
+def _spans(sentence: str, patterns: Iterable[re.Pattern[str]]) -> list[tuple[int, int]]:
+    """Where ``patterns`` match in ``sentence`` itself (not a lowercased copy, whose
+    offsets shift when a letter lowercases to two: "İ")."""
+    return [m.span() for pattern in patterns for m in pattern.finditer(sentence)]
+
+
+def _overlaps(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
+    """``span`` overlaps one of ``spans``: a number that is part of a larger value."""
+    return any(span[0] < b and a < span[1] for a, b in spans)
 
 
 def _ids(sentence: str) -> list[str]:
@@ -585,11 +593,10 @@ def _values(sentence: str) -> frozenset[str]:
     """The values of ``sentence`` as written: ids and paths, numbers with the word after
     them ("370 MB"), amounts, dates, names."""
     out = set(_ids(sentence))
-    whole = [m.span() for pattern in (_MONEY, _TIME, _ISO_DATE) for m in pattern.finditer(sentence)]
-    whole += [m.span() for m in _DAY_OF_MONTH.finditer(sentence)]  # not .lower(): "İ" is 2
+    whole = _spans(sentence, (_MONEY, _TIME, _ISO_DATE, _DAY_OF_MONTH))
     out.update(sentence[a:b].strip() for a, b in whole)
     for m in _NUMBER_UNIT.finditer(sentence):
-        if any(m.start() < b and a < m.end() for a, b in whole):
+        if _overlaps(m.span(), whole):
             continue
         number = m.group(0)[:m.start(1) - m.start()] if m.group(1) else m.group(0)
         out.add(" ".join(filter(None, (number.strip().rstrip(".,"), _unit(m)))))
