@@ -403,3 +403,27 @@ def test_the_note_takes_the_room_the_budget_leaves_to_within_a_short_line(seed: 
                    summarizer=None)
     assert re.search(r"^\(\+\d+ more\)$", the_note(res.messages).text, re.M)
     assert 0 <= cfg.budget_tokens - res.tokens <= 16
+
+
+def test_the_note_is_measured_with_the_id_it_will_carry() -> None:
+    # a range's id is the hash of its messages; measured with an id of zeros (14 tokens
+    # in its tag, where a real one takes 13 to 23), the note for the range up to "cool"
+    # seemed to hold as many lines as the one that also took in "cool" and the answer
+    # after it, so those stayed verbatim, and the note, written with its real id, held
+    # one line fewer
+    session = generate_session(3, SessionSpec(kind="chat", family="heldout"))
+    run = run_protocol(session, share=0.1, rounds=1)
+    [r] = run.rounds
+    note = the_note(r.prompt)
+    after = r.prompt[r.prompt.index(note) + 1:]
+    assert [m.text for m in after if is_user_turn(m)] == ["\N{THUMBS UP SIGN}"]
+    assert len(note_lines(note)) == 8  # 7 before
+    assert r.tokens <= AutoContextConfig(max_tokens=run.window).budget_tokens
+
+
+def test_the_ids_of_every_candidate_range_are_the_ids_their_offloads_get() -> None:
+    h = list(generate_session(5, SessionSpec(kind="tools", family="design")).messages)
+    ends = [1, 2, 7, len(h) - 3, len(h) - 2]
+    assert OffloadStore.ids_for(h[2:], ends) == {e: OffloadStore.id_for(h[2:2 + e])
+                                                for e in ends}
+    assert OffloadStore.ids_for(h, []) == {}

@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ctxmgr.autocontext.marker import (
     OFFLOAD_ID_DIGITS,
@@ -66,6 +66,24 @@ class OffloadStore:
         """
         blob = json.dumps([message_to_dict(m) for m in messages], sort_keys=True)
         return hashlib.sha256(blob.encode("ascii")).hexdigest()[:OFFLOAD_ID_DIGITS]
+
+    @staticmethod
+    def ids_for(messages: Sequence[Message], ends: Iterable[int]) -> dict[int, str]:
+        """:meth:`id_for` of ``messages[:end]`` for each of ``ends``, in one pass: a
+        strategy that weighs where a range should end measures each candidate with the
+        id it would carry."""
+        wanted = set(ends)
+        out: dict[int, str] = {}
+        digest = hashlib.sha256(b"[")
+        for end, m in enumerate(messages[:max(wanted, default=0)], 1):
+            if end > 1:
+                digest.update(b", ")
+            digest.update(json.dumps(message_to_dict(m), sort_keys=True).encode("ascii"))
+            if end in wanted:
+                done = digest.copy()
+                done.update(b"]")
+                out[end] = done.hexdigest()[:OFFLOAD_ID_DIGITS]
+        return out
 
     def save(self, messages: Sequence[Message], offload_id: str | None = None, *,
              index: bool = True, lines: LineCounts | None = None) -> str:

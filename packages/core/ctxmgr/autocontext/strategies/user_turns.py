@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ctxmgr.autocontext.marker import OFFLOAD_ID_DIGITS
+from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.autocontext.standing import (
     USER_NOTE_HEADER,
@@ -41,7 +41,6 @@ from ctxmgr.messages import Message
 
 __all__ = ["UserTurns", "user_note"]
 
-_PROBE_ID = "0" * OFFLOAD_ID_DIGITS  # a note is measured before it has its id
 _WEIGHTY = 2  # a priority from here on: the sentence binds or carries a value
 _FILL_STEP = 16  # characters: a note sized to its room stops searching this close to it
 
@@ -88,8 +87,11 @@ class UserTurns:
                          for i, found in statements.items() for x in found])
         best: tuple[int, int, int] | None = None
         chosen = limit
-        for end in [i for i in movable[1:] if i < limit] + [limit]:
-            note, held = self._stand_in(ctx, start, end, _PROBE_ID, statements)
+        ends = [i for i in movable[1:] if i < limit] + [limit]
+        # each measured with the id it will carry: ids take 13 to 23 tokens in a tag
+        ids = OffloadStore.ids_for(ctx.messages[start:], [end - start for end in ends])
+        for end in ends:
+            note, held = self._stand_in(ctx, start, end, ids[end - start], statements)
             old = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
             if ctx.tokens - old + ctx.counter.count(note) > cfg.budget_tokens:
                 continue
