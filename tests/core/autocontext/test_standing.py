@@ -537,6 +537,29 @@ def test_of_two_updates_as_likely_the_one_that_names_the_subject_wins_the_earlie
     assert score[(2,)] > score[(1,)] and score[(0,)] == LIKELY_RANK
 
 
+@pytest.mark.parametrize("later", [
+    # another thing in minutes, with a word of change: as likely an update as a wrong one
+    "The standup now runs 90 minutes, sadly.",
+    # the same thing changed a second time, in other words
+    "Backups can run as long as 70 minutes from today.",
+])
+def test_a_value_the_user_already_changed_is_not_demoted_by_a_likely_update(later: str
+                                                                           ) -> None:
+    # a likely link is weak evidence, wrong about one time in ten; a value the user
+    # already corrected once is the latest of its thing, and losing it is the failure
+    # that matters: it keeps its rank, the later sentence still ranks as an update, and
+    # shown in order the later one has the last word
+    cap, change = ("Keep the nightly backup under 40 minutes.",
+                   "Change of plan: the nightly backup may now take up to 55 minutes.")
+    stated = said(cap, change, later)
+    assert likely_updates(stated)[(2,)] == (1,)
+    standing = latest(stated)
+    assert texts(standing) == [change, later]
+    score = scores(standing, among=stated)
+    assert score[(1,)] >= priority(change, update=True) > LIKELY_RANK
+    assert score[(2,)] >= score[(1,)]
+
+
 def test_an_email_address_is_one_value_not_a_form_for_each_of_its_parts() -> None:
     # two addresses share "@" and nothing else: summaries are not the urgent copies
     urgent = "Copy anouk.pemberton46@ironbark-retail.com on anything urgent."
