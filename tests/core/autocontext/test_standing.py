@@ -107,6 +107,8 @@ def test_a_sentence_keeps_its_opening_verbatim(text: str) -> None:
      ["Keep it under 28 workers", "That's the ceiling"]),
     ("the staging IP = 10.2.7.59 fyi Thanks!",  # a courtesy ends the line
      ["the staging IP = 10.2.7.59 fyi", "Thanks!"]),
+    ("keep churn under 38% The queue is getting long again.",  # a value's sign ends it
+     ["keep churn under 38%", "The queue is getting long again."]),
 ])
 def test_a_sentence_run_on_without_a_full_stop_is_cut_where_a_capitalised_grammar_word_opens(
         text: str, parts: list[str]) -> None:

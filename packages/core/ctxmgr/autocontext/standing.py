@@ -102,10 +102,11 @@ TRIVIAL_WORDS = 2
 _SPLIT = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/%-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9])\s+([A-Z][a-z]*(?:['’][a-z]+)?)"
+_CAPITAL_WORD = re.compile(r"(?<=[A-Za-z0-9%])\s+([A-Z][a-z]*(?:['’][a-z]+)?)"
                            r"(?=,?\s+[a-z]|[.!?]*$)")
-"""A capitalised word after a word (no stop between) and before a lowercase one or the
-end: "... stop and ask me first Don't stop before ...", "... fyi Thanks!"."""
+"""A capitalised word after a word or a percentage (no stop between) and before a lowercase
+one or the end: "... stop and ask me first Don't stop before ...", "... fyi Thanks!",
+"... under 38% The queue is ..."."""
 
 _NEGATION = frozenset(("never", "not", "no", "nor", "cannot", "dont"))
 """Negation (and every word ending in "n't"): a closed class of grammar words."""
