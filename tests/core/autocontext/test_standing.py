@@ -21,6 +21,7 @@ from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.record import CALLS_HEADER
 from ctxmgr.autocontext.standing import (
     LIKELY_RANK,
+    SHORTER_FIRST_FROM,
     TRIVIAL_WORDS,
     UPDATE_BONUS,
     USER_NOTE_HEADER,
@@ -806,6 +807,18 @@ def test_select_breaks_ties_by_recency() -> None:
     stated = said("Use port 8443.", "Use port 9443.")  # equal priority
     kept, _ = select(stated, len("Use port 9443.") + 3)
     assert texts(kept) == ["Use port 9443."]
+
+
+def test_a_note_that_cannot_hold_every_rule_holds_as_many_as_it_can() -> None:
+    # three rules of one priority; room for the two short ones, or the long one alone:
+    # the short ones go first, whatever their order (a plain value still goes by recency)
+    rules = ("You must never refund order ORD-49140 unless finance signs off on it in "
+             "writing first.", "You must never restart pg-prod-7.",
+             "You must not push to release/v2.3.")
+    assert len({priority(r) for r in rules}) == 1 and priority(rules[0]) >= SHORTER_FIRST_FROM
+    for stated in (said(*rules), said(*reversed(rules))):
+        kept, left_out = select(stated, len(rules[1]) + len(rules[2]) + 2)
+        assert sorted(texts(kept)) == sorted(rules[1:]) and left_out == 1
 
 
 PHRASINGS = (*VALUES, *COURTESIES, "Never use the old portal.", "The portal is slow again.",

@@ -939,19 +939,29 @@ def _is_update(text: str, replaced: Sequence[str]) -> bool:
                                or (_binds(text) and not _DEIXIS.search(text)))
 
 
+SHORTER_FIRST_FROM = 4
+"""From this priority up (a value said to the assistant, or one that binds), of equal
+priority the shorter statement goes first: a note that cannot hold every instruction
+holds as many as it can. Below it the most recent goes first, as a plain statement of a
+value may be an update no link was found for (shorter first there lost the latest value
+of 4 more updated items in 2,000 at a fifth of the session)."""
+
+
 def select(statements: Sequence[Statement], max_chars: int, *,
            among: Sequence[Statement] = (),
            score: Mapping[tuple[int, ...], int] | None = None
            ) -> tuple[list[Statement], int]:
     """The statements that fit ``max_chars``, highest :func:`priority` first (ties: the
-    most recent), shown in their original order, and how many were left out. Once one
-    does not fit, none of lower priority is taken: room is not filled with chatter.
+    shorter from :data:`SHORTER_FIRST_FROM` up, else the most recent), shown in their
+    original order, and how many were left out. Once one does not fit, none of lower
+    priority is taken: room is not filled with chatter.
     ``among``: other statements of the conversation, to tell repeated remarks;
     ``score``: their :func:`scores`, when the caller has them already (a note sized
     to its room selects from the same statements several times)."""
     score = scores(statements, among=among) if score is None else score
     newest_first = sorted(statements, key=lambda s: s.order, reverse=True)
-    ranked = sorted(newest_first, key=lambda s: -score[s.order])  # stable: ties by recency
+    ranked = sorted(newest_first, key=lambda s: (  # stable: other ties by recency
+        -score[s.order], len(s.text) if score[s.order] >= SHORTER_FIRST_FROM else 0))
     kept: list[Statement] = []
     size = 0
     floor: int | None = None  # the priority of the first statement that did not fit
