@@ -401,17 +401,23 @@ def test_on_chat_sessions_at_20_percent_the_note_takes_the_room_the_budget_leave
     assert chat and min(s.survival for s in chat) >= 0.90
 
 
+def test_every_updated_items_latest_value_stands_at_20_and_30_percent(
+        held_out: list[RoundSummary]) -> None:
+    """On these sessions, every round; over 200 sessions per phrasing family at 20 %, 999
+    (design) and 997 (held-out) of 1,000. The misses left are updates said in other words
+    with no word in common ("the hotel rate" ... "the nightly room price"), a goal run on
+    into another sentence without a stop, and an update written between a pasted email
+    and the user's last paragraph."""
+    assert [m for m in missed_targets(held_out) if "latest" in m] == []
+
+
 @pytest.mark.xfail(strict=True, reason=(
-    "not met on chat sessions at 10 %, nor for every updated item's latest value at 20 %. "
-    "At a tenth of its size (about 300 of 3,000 tokens) the note of the user's words gets "
-    "about 190 tokens, room for some seven sentences said verbatim, so about 0.37 survive "
-    "where the ceiling, which knows the items and keeps the shortest sentence for each, "
-    "keeps about 0.5. At 20 %, over 200 sessions per phrasing family, 0.956 (design) and "
-    "0.940 (held-out) survive, and 0.996 and 0.992 of the updated items keep their latest "
-    "value; the misses are updates said in other words with no word in common ('address "
-    "me as X' ... 'call me Y') and subjects said only in the sentence before ('About the "
-    "hotel rate: ... Anything past $9,335 is a no.' ... 'New ceiling for the nightly room "
-    "price: $5,920.89.'); benchmarks/RESULTS.md."))
+    "not met on chat sessions at 10 %. At a tenth of its size (about 300 of 3,000 tokens) "
+    "the note of the user's words gets about 165 tokens: its header, tag and count take "
+    "some 34, and the rest holds seven or eight sentences said verbatim, so 0.390 "
+    "(design) and 0.368 (held-out) survive, where the ceiling, which knows the items, "
+    "keeps the shortest sentence for each and writes neither a tag nor a count, keeps "
+    "0.495 and 0.476; benchmarks/RESULTS.md."))
 def test_ctxmgr_meets_every_issue_16_target_on_held_out_sessions(
         held_out: list[RoundSummary]) -> None:
     """Survival every round at least 0.95 at 30 %, 0.90 at 20 %, 0.40 at 10 %; every
