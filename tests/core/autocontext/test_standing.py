@@ -20,8 +20,8 @@ from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.record import CALLS_HEADER
 from ctxmgr.autocontext.standing import (
+    INSTRUCTION_RANK,
     LIKELY_RANK,
-    SHORTER_FIRST_FROM,
     TRIVIAL_WORDS,
     UPDATE_BONUS,
     USER_NOTE_HEADER,
@@ -815,10 +815,23 @@ def test_a_note_that_cannot_hold_every_rule_holds_as_many_as_it_can() -> None:
     rules = ("You must never refund order ORD-49140 unless finance signs off on it in "
              "writing first.", "You must never restart pg-prod-7.",
              "You must not push to release/v2.3.")
-    assert len({priority(r) for r in rules}) == 1 and priority(rules[0]) >= SHORTER_FIRST_FROM
+    assert len({priority(r) for r in rules}) == 1 and priority(rules[0]) >= INSTRUCTION_RANK
     for stated in (said(*rules), said(*reversed(rules))):
         kept, left_out = select(stated, len(rules[1]) + len(rules[2]) + 2)
         assert sorted(texts(kept)) == sorted(rules[1:]) and left_out == 1
+
+
+def test_of_instructions_a_rule_goes_before_a_request_unless_it_is_twice_as_long() -> None:
+    rule, request = ("You must never restart pg-prod-7.",
+                     "Please send the summaries to ana.lopez@northwind.com.")
+    assert (priority(rule), priority(request)) == (6, 4)
+    longer = "You must never restart pg-prod-7, nor any host of the billing cluster."
+    longest = (longer[:-1] + ", unless the on-call lead has signed off on it in writing "
+               "first and told the team.")
+    assert len(longer) < 2 * len(request) < len(longest)
+    for first, kept in ((rule, rule), (longer, longer), (longest, request)):
+        room = max(len(first), len(request)) + 1  # one of the two
+        assert texts(select(said(request, first), room)[0]) == [kept]
 
 
 PHRASINGS = (*VALUES, *COURTESIES, "Never use the old portal.", "The portal is slow again.",
@@ -838,8 +851,8 @@ def test_select_stays_within_its_cap_and_never_keeps_a_lower_priority_over_a_hig
     assert left_out == len(stated) - len(kept)
     assert [s.order for s in kept] == sorted(s.order for s in kept)  # in the order said
     assert set(kept) <= set(stated)
-    score = scores(stated)
-    dropped = [s for s in stated if s not in kept]
+    score = {o: min(v, INSTRUCTION_RANK) for o, v in scores(stated).items()}  # instructions
+    dropped = [s for s in stated if s not in kept]                            # rank alike
     if kept and dropped:
         assert min(score[s.order] for s in kept) >= max(score[s.order] for s in dropped)
     if sum(len(s.text) + 1 for s in stated) <= cap:

@@ -407,17 +407,17 @@ def test_the_note_takes_the_room_the_budget_leaves_to_within_a_short_line(seed: 
 
 def test_the_note_is_measured_with_the_id_it_will_carry() -> None:
     # a range's id is the hash of its messages; measured with an id of zeros (14 tokens
-    # in its tag, where a real one takes 13 to 23), the note for the range up to "cool"
-    # seemed to hold as many lines as the one that also took in "cool" and the answer
-    # after it, so those stayed verbatim, and the note, written with its real id, held
-    # one line fewer
-    session = generate_session(3, SessionSpec(kind="chat", family="heldout"))
+    # in its tag, where a real one takes 13 to 23), the note for the range up to "is that
+    # normal?" seemed to hold as many lines as the one that also took in that question
+    # and the answer after it, so those stayed verbatim, and the note, written with its
+    # real id, held one line fewer
+    session = generate_session(37, SessionSpec(kind="chat", family="heldout"))
     run = run_protocol(session, share=0.1, rounds=1)
     [r] = run.rounds
     note = the_note(r.prompt)
     after = r.prompt[r.prompt.index(note) + 1:]
-    assert [m.text for m in after if is_user_turn(m)] == ["\N{THUMBS UP SIGN}"]
-    assert len(note_lines(note)) == 8  # 7 before
+    assert [m.text for m in after if is_user_turn(m)] == ["that works"]
+    assert len(note_lines(note)) == 11  # 10 before
     assert r.tokens <= AutoContextConfig(max_tokens=run.window).budget_tokens
 
 
