@@ -946,9 +946,10 @@ priority it can: instructions go by the characters they take per step of priorit
 :data:`LIKELY_RANK` (a rule that binds a value said to the assistant, 6, before a
 request with a value, 4, unless it is twice as long). At a tenth of a chat session 0.42
 and 0.39 of the planted items survive where rank, then recency kept 0.38 and 0.36, with
-about as many safety rules (0.55 and 0.44, from 0.57 and 0.44). Below, the higher score first, and of equal scores the most
-recent, as a plain statement of a value may be an update no link was found for
-(shorter first there lost 4 more latest values of 2,000 at a fifth of the session)."""
+about as many safety rules (0.55 and 0.44, from 0.57 and 0.44). Below, the higher score
+first, and of equal scores the most recent, as a plain statement of a value may be an
+update no link was found for (shorter first there lost 4 more latest values of 2,000 at
+a fifth of the session)."""
 
 
 def _rank(score: int) -> int:
