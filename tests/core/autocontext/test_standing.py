@@ -181,6 +181,14 @@ def test_a_limit_word_binds_only_before_a_value() -> None:
     assert priority("My cat walked over the desk.") == priority("My cat walked across the desk.")
 
 
+@pytest.mark.parametrize("rule", ["Don't touch pg-prod-7.", "You mustn't refund ORD-49140.",
+                                  "We can't go over $450 on a refund.", "Don't ever restart it."])
+def test_a_typographic_apostrophe_binds_as_a_straight_one(rule: str) -> None:
+    # phones and word processors write "don’t": the rule ranked with plain remarks
+    curly = rule.replace("'", "\N{RIGHT SINGLE QUOTATION MARK}")
+    assert priority(curly) == priority(rule)
+
+
 def test_a_question_without_a_value_ranks_below_a_statement() -> None:
     assert priority("what do you suggest we do next?") < priority("we should do the refund next.")
 

@@ -347,8 +347,9 @@ def _binds(sentence: str) -> bool:
     """A negation, a modal verb, "have to", or a limit or comparison on a value ("under
     370 MB", "no higher than 5"); but not a negated quantity ("not much time left"),
     "only" before a number ("only 13% of the tickets": a quantity in focus) or a modal
-    verb in a condition ("if you need to reach me"): grammar that does not bind."""
-    words = [w.lower() for w in _words(sentence)]
+    verb in a condition ("if you need to reach me"): grammar that does not bind. A
+    typographic apostrophe, as phones and word processors write it ("don’t"), is one."""
+    words = [_APOSTROPHE.sub("'", w.lower()) for w in _words(sentence)]
     condition = {w.lower() for m in _CONDITION.finditer(sentence) for w in _words(m[0])}
 
     def binding(k: int, word: str) -> bool:
