@@ -912,8 +912,8 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
     gone = {o for olds in replaced.values() for o in olds}
     likely = {a: b for a, b in likely_updates(pool, replaced=replaced).items()
               if b not in gone}
-    changed = {o for o in text_of if o in likely or any(
-        _values(text_of[e]) - _values(text_of[o]) for e in replaced.get(o, ()))}
+    changed = {s.order for s in statements if s.order in likely or any(
+        _values(text_of[e]) - _values(s.text) for e in replaced.get(s.order, ()))}
     out = {}
     for s in statements:
         earlier = [*replaced.get(s.order, ())]
