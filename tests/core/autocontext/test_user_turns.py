@@ -11,6 +11,8 @@ are still read as the user's words after a round trip that loses ctxmgr's marker
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +21,7 @@ import pytest
 from builders import C, answer, dicts, expand, groups, plain_window, system, user
 
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE, CompressedMarker
+from ctxmgr.autocontext.marker import OFFLOAD_ID_DIGITS, OFFLOAD_TAG_RE, CompressedMarker
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
@@ -427,3 +429,8 @@ def test_the_ids_of_every_candidate_range_are_the_ids_their_offloads_get() -> No
     assert OffloadStore.ids_for(h[2:], ends) == {e: OffloadStore.id_for(h[2:2 + e])
                                                 for e in ends}
     assert OffloadStore.ids_for(h, []) == {}
+    # the id is the hash of the range's JSON, as blobs written before were named
+    for part in (h[2:9], h[:1], []):
+        blob = json.dumps([message_to_dict(m) for m in part], sort_keys=True)
+        assert OffloadStore.id_for(part) == hashlib.sha256(blob.encode("ascii")).hexdigest()[
+            :OFFLOAD_ID_DIGITS]

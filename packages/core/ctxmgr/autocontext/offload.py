@@ -64,21 +64,23 @@ class OffloadStore:
         twice, in another process or after a restart, names the same blob: replaying
         a call is idempotent and a resumed worker writes nothing new.
         """
-        blob = json.dumps([message_to_dict(m) for m in messages], sort_keys=True)
-        return hashlib.sha256(blob.encode("ascii")).hexdigest()[:OFFLOAD_ID_DIGITS]
+        return OffloadStore.ids_for(messages, [len(messages)])[len(messages)]
 
     @staticmethod
     def ids_for(messages: Sequence[Message], ends: Iterable[int]) -> dict[int, str]:
         """:meth:`id_for` of ``messages[:end]`` for each of ``ends``, in one pass: a
         strategy that weighs where a range should end measures each candidate with the
-        id it would carry."""
+        id it would carry. The hash is of the JSON list of the messages
+        (``json.dumps(..., sort_keys=True)``), fed one message at a time."""
         wanted = set(ends)
         out: dict[int, str] = {}
         digest = hashlib.sha256(b"[")
-        for end, m in enumerate(messages[:max(wanted, default=0)], 1):
+        for end in range(max(wanted, default=-1) + 1):
             if end > 1:
                 digest.update(b", ")
-            digest.update(json.dumps(message_to_dict(m), sort_keys=True).encode("ascii"))
+            if end:
+                digest.update(json.dumps(message_to_dict(messages[end - 1]),
+                                         sort_keys=True).encode("ascii"))
             if end in wanted:
                 done = digest.copy()
                 done.update(b"]")
