@@ -14,7 +14,8 @@ to the database, named by a hash of the namespace (labels may hold any character
 **Turns.** An OS file lock is not fair: a writer that releases and takes it again at
 once (a loop of memo writes) can keep a waiting process out until it is done, past any
 timeout. :func:`acquire_fairly` takes turns: a waiter leaves its name in a marker file
-beside the lock, and a writer that sees another's fresh marker lets it in first.
+beside the lock, and a writer that sees another's fresh marker lets it in first, waiting
+until the waiter has taken the lock (and removed its marker).
 """
 
 from __future__ import annotations
@@ -36,9 +37,6 @@ from ctxmgr.store.base import Namespace, process_lock
 __all__ = ["FileLocks", "acquire_fairly", "held"]
 
 _POLL_S = 0.005
-_YIELD_S = 0.02
-"""How long a writer that sees another's marker waits before taking the lock: longer
-than the waiter's poll, so the waiter gets it."""
 _MARKER_REFRESH_S = 0.1
 _MARKER_FRESH_S = 0.5
 """A marker older than this is a waiter gone (it refreshes it every
@@ -58,9 +56,11 @@ def acquire_fairly(lock: filelock.BaseFileLock, timeout_s: float) -> None:
         return
     marker = Path(f"{lock.lock_file}.wait")
     me = f"{os.getpid()}:{threading.get_ident()}"
-    if _another_waits(marker, me):
-        time.sleep(_YIELD_S)
     deadline = time.monotonic() + timeout_s
+    # until the waiter has had its turn (its marker gone) or is gone (its marker stale):
+    # a pause of fixed length lost the turn whenever the waiter was not scheduled in it
+    while _another_waits(marker, me) and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
     announced = None
     try:
         while True:
