@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from builders import C, call, result, system, user
 
 from ctxmgr import AutoContextConfig, AutoContextMemory
@@ -27,6 +29,25 @@ def test_the_note_names_what_the_summary_lacks_most_recent_first_within_its_size
     assert note == "Identifiers in the original: b/new_module.py, new_helper, a/old.py"
     assert identifiers_note(replaced, "", 0) == ""
     assert len(identifiers_note(replaced, "", 45)) <= 45
+
+
+def test_the_note_names_values_not_json_keys_argument_names_or_offload_ids() -> None:
+    # what the agent copies next: the values; keys and argument names are the tool's
+    # schema, repeated in every record, and an offload id is reloaded by the stand-in's tag
+    rows = [{"reservation_id": "XEHM4B", "payment_method": "gift_card_6847880",
+             "status": "confirmed", "cabin": "economy", "insurance": "no"},
+            {"reservation_id": "59XX6W", "payment_method": "certificate_3765853",
+             "status": "confirmed", "cabin": "business", "insurance": "yes"}]
+    replaced = [call("c1", id="a1", name="get_user_details",
+                     args={"user_id": "mohamed_silva_9265"}),
+                result("c1", json.dumps(rows) + "\n<!-- CONTEXT_OFFLOAD: uuid=2c641fa2902fac9c -->",
+                       id="t1")]
+    note = identifiers_note(replaced, "", 400)
+    assert set(note.removeprefix("Identifiers in the original: ").split(", ")) == {
+        "XEHM4B", "59XX6W", "gift_card_6847880", "certificate_3765853", "mohamed_silva_9265"}
+    # a key that is also a value somewhere is a value
+    sort = [result("c2", json.dumps({"sort_by": "reservation_id", "rows": rows}), id="t2")]
+    assert "reservation_id" in identifiers_note(sort, "", 400)
 
 
 def test_summaries_carry_the_note_by_default_and_not_when_switched_off() -> None:

@@ -8,6 +8,7 @@ builds. Sizes are in characters; ``ApproximateCounter`` counts 4 per token.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -751,3 +752,30 @@ def test_a_marker_from_an_older_checkpoint_is_read_by_its_strategy_number() -> N
          user("last", "u3")]
     assert not is_final_answer(h[2])
     assert layout(h, config(), C).rounds == ((1, 2), (3, 4))
+
+
+def _reservations(n: int) -> list[Message]:
+    h = [system(), user("change my flight", id="u0")]
+    for k in range(n):
+        details = {"reservation_id": f"XEHM{k}B", "flights": [
+            {"flight_number": f"HAT0{k}5", "date": f"2024-05-2{k}"}],
+            "payment_history": [{"payment_id": f"gift_card_68478{k}0", "amount": 120 + k}]}
+        h += [call(f"c{k}", id=f"a{k}", name="get_reservation_details",
+                   args={"reservation_id": f"XEHM{k}B"}),
+              result(f"c{k}", json.dumps(details), id=f"t{k}")]
+    return [*h, answer("Here are your reservations.", id="z")]
+
+
+def test_a_history_note_names_the_values_it_replaced_only_in_room_it_leaves() -> None:
+    # on a 4k window strategy 7's bare note dropped every id the earlier stand-ins held
+    h = _reservations(4)
+    total = C.count_messages(h)
+    roomy = config(max_tokens=total - 5, identifiers_chars=400)  # the note frees plenty
+    (plan,) = plans(7, h, roomy)
+    note = plan.build(None, "0" * 16)[0].text
+    assert "offloaded to make room" in note
+    assert all(f"gift_card_68478{k}0" in note and f"HAT0{k}5" in note for k in range(4))
+    assert "payment_history" not in note  # a key, not a value
+    tight = config(max_tokens=60, identifiers_chars=400)  # still over once it is written
+    (plan,) = plans(7, h, tight)
+    assert "Identifiers" not in plan.build(None, "0" * 16)[0].text

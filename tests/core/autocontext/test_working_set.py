@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from builders import C, answer, call, result, system, user
 from trajectory_dirs import FIXTURES
@@ -93,6 +95,21 @@ def test_head_and_tail_keeps_both_ends() -> None:
     cut = head_and_tail(text, 200)
     assert cut.startswith("A" * 100) and cut.endswith("C" * 100) and "1000 characters" in cut
     assert head_and_tail("short", 200) == "short"
+
+
+def test_a_preview_names_the_values_of_what_it_cut_in_the_same_room() -> None:
+    # JSON output: head and tail are mostly keys, the ids the agent copies lie between
+    rows = [{"reservation_id": f"RES{k:04d}X", "flight_number": f"HAT{k:03d}",
+             "status": "confirmed"} for k in range(40)]
+    text = json.dumps(rows)
+    cut = head_and_tail(text, 600)
+    named = [f"RES{k:04d}X" for k in range(40) if f"RES{k:04d}X" in cut]
+    assert len(named) >= 10 and "naming:" in cut
+    assert cut.startswith(text[:50]) and cut.endswith(text[-50:])
+    names = cut.split("naming:")[1].split(" ...]")[0]
+    assert "reservation_id" not in names and "flight_number" not in names  # keys
+    plain = head_and_tail(text.replace("RES", "res").replace("HAT", "hat"), 600)
+    assert len(cut) <= len(plain) + 40  # about the room head and tail alone take
 
 
 def support_chat(turns: int) -> list[Message]:

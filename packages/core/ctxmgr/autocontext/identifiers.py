@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, thaw
+from ctxmgr.autocontext.marker import strip_offload_tags
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 __all__ = [
     "MAX_NOTE_SHARE",
@@ -26,6 +27,7 @@ __all__ = [
     "MIN_FACT_CHARS",
     "VisibleIdentifiers",
     "distinctive_strings",
+    "identifier_names",
     "identifiers_note",
     "is_plain_word",
 ]
@@ -43,6 +45,8 @@ _RANK_CAP = 2
 _TOKEN_RE = re.compile(r"[A-Za-z0-9_./:-]+")
 _STRIP = ".:-/"
 _PLAIN_RE = re.compile(r"[a-z]+|[A-Z]+|[A-Z][a-z]+")
+_NOTE_HEAD = "Identifiers in the original: "
+_JSON_KEY_RE = re.compile(r'"([A-Za-z0-9_./:-]+)"\s*:')
 
 
 def is_plain_word(token: str) -> bool:
@@ -58,14 +62,48 @@ def distinctive_strings(text: str) -> Iterator[str]:
             yield token
 
 
+def _values(value: object) -> Iterator[str]:
+    """Tool-call argument values, not their names (what the model copies; the names are
+    the tool's schema): strings, and numbers written out; lists and objects walked."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int | float):
+        yield str(value)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _values(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _values(v)
+
+
 def _texts(m: Message) -> Iterator[str]:
+    """What a message shows: text, tool-result output and tool-call argument values,
+    offload tags left out (an offload id is not something to copy: the stand-in's own
+    tag reloads every range it absorbed)."""
     for b in m.content:
         if isinstance(b, ToolResultBlock):
-            yield b.text
+            yield strip_offload_tags(b.text)
         elif isinstance(b, ToolUseBlock):
-            yield str(thaw(b.input))
+            yield from _values(b.input)
         elif isinstance(b, TextBlock):
-            yield b.text
+            yield strip_offload_tags(b.text)
+
+
+def _values_of(text: str) -> list[str]:
+    """:func:`distinctive_strings` of ``text`` less the JSON object keys: a token every
+    occurrence of which is a key (``"flight_number":``) is the output's schema, repeated
+    in every record, not a value an agent copies."""
+    found = list(distinctive_strings(text))
+    if '":' not in text and '" :' not in text:
+        return found
+    keys = Counter(_JSON_KEY_RE.findall(text))
+    if not keys:
+        return found
+    total = Counter(found)
+    return [t for t in found if keys[t] < total[t]]
 
 
 def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int, *,
@@ -75,26 +113,34 @@ def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int
     within ``max_chars`` and :data:`MAX_NOTE_SHARE` of their text ("" when none or 0)."""
     max_chars = min(max_chars, int(MAX_NOTE_SHARE * sum(
         len(text) for m in replaced for text in _texts(m))))
+    names = identifier_names(replaced, kept_text, max_chars - len(_NOTE_HEAD),
+                             elsewhere=elsewhere)
+    return _NOTE_HEAD + ", ".join(names) if names else ""
+
+
+def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int, *,
+                     elsewhere: Container[str] = frozenset()) -> list[str]:
+    """The distinctive strings an identifiers line names (:func:`identifiers_note`), in
+    the order it names them, within ``max_chars`` as ``", "``-joined with a trailing
+    separator: those seen in two places first, then the most recent."""
     if max_chars <= 0:
-        return ""
+        return []
     seen: dict[str, int] = {}
     for m in reversed(replaced):
-        found = [t for text in _texts(m) for t in distinctive_strings(text)]
+        found = [t for text in _texts(m) for t in _values_of(text)]
         for token in dict.fromkeys(reversed(found)):
             if (len(token) <= MAX_NOTE_STRING_CHARS
                     and token not in kept_text and token not in elsewhere):
                 seen[token] = seen.get(token, 0) + 1
-    head = "Identifiers in the original: "
     ranked = sorted(seen, key=lambda t: -min(seen[t], _RANK_CAP))  # stable: recency ties
     chosen: set[str] = set()
-    size = len(head)
+    size = 0
     for token in ranked:
         if size + len(token) + 2 > max_chars:
             continue
         chosen.add(token)
         size += len(token) + 2
-    out = [t for t in seen if t in chosen]
-    return head + ", ".join(out) if out else ""
+    return [t for t in seen if t in chosen]
 
 
 def _strings_of(m: Message) -> frozenset[str]:

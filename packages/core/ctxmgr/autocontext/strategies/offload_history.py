@@ -7,8 +7,9 @@ other strategies pass over; never a user turn) becomes one note with its offload
 tag, oldest run first, as far as the prompt needs. On a 4k window the policy prompt
 leaves so little room that a few short answers decide whether the last three tool
 results still fit. The note is not bare: it carries the record of the run's tool
-calls (:mod:`ctxmgr.autocontext.record`), so the agent does not redo them; it
-carries no identifiers line, which would take back the room it makes.
+calls (:mod:`ctxmgr.autocontext.record`), so the agent does not redo them, and an
+identifiers line only in the room the bare note leaves under the budget (so it never
+takes back the room the note makes).
 """
 
 from __future__ import annotations
@@ -48,11 +49,38 @@ class OffloadHistory:
                       ) -> tuple[Message, ...]:
                 n = end - start
                 text = f"[{n} earlier message{'s' if n > 1 else ''} offloaded to make room]"
-                return (summary_message(ctx.messages[start:end], text, offload_id, by=self,
-                                        record_chars=ctx.config.record_limit),)
+                return (_note(ctx, start, end, text, offload_id, self),)
 
             plans.append(Plan(strategy=self.number, start=start, end=end, build=build))
         return plans
+
+
+_CHARS_PER_TOKEN = 3
+
+
+def _note(ctx: StrategyContext, start: int, end: int, text: str, offload_id: str,
+          by: OffloadHistory) -> Message:
+    """The note for ``messages[start:end]``: its text and record, and, when the prompt
+    fits the budget with the bare note, an identifiers line within the room left (at
+    most ``identifiers_chars``): the distinctive strings that the range's earlier
+    stand-ins carried (a preview's or a summary's line) would go otherwise."""
+    cfg, counter = ctx.config, ctx.counter
+    replaced = ctx.messages[start:end]
+    bare = summary_message(replaced, text, offload_id, by=by, record_chars=cfg.record_limit)
+    if not cfg.identifiers_limit:
+        return bare
+    old = sum(counter.count(m) for m in replaced)
+    room = cfg.budget_tokens - (ctx.tokens - old + counter.count(bare))
+    chars = min(cfg.identifiers_limit, room * _CHARS_PER_TOKEN)
+    elsewhere = ctx.elsewhere(start, end)
+    while chars > 40:
+        note = summary_message(replaced, text, offload_id, by=by,
+                               record_chars=cfg.record_limit, identifiers_chars=chars,
+                               elsewhere=elsewhere)
+        if counter.count(note) - counter.count(bare) <= room:
+            return note
+        chars = chars * 3 // 4
+    return bare
 
 
 def _is_note(m: Message) -> bool:

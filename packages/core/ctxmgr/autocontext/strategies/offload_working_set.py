@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ctxmgr.autocontext.identifiers import identifier_names
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, strip_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import (
@@ -23,7 +24,7 @@ from ctxmgr.autocontext.strategies.base import (
     marker_of,
     message_chars,
 )
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, text_message
 from ctxmgr.tokens import TokenCounter
 
 __all__ = ["MIN_PREVIEW_TOKENS", "OffloadWorkingSet", "head_and_tail"]
@@ -32,13 +33,36 @@ MIN_PREVIEW_TOKENS = 40
 """A preview never shrinks below this: the model must still see what the result was."""
 
 
+IDS_SHARE = 2 / 3
+"""Share of a preview's characters that name the distinctive strings of the cut middle;
+the rest is the head and the tail. In JSON output head and tail are mostly keys, and the
+values an agent copies lie between: on tau-bench at 4k, with two thirds of the previews'
+room for names, 4 more of 1,073 needed facts stay in the prompt than with head and tail
+alone, at the same size (with a third or a half, 1 more, and the prompts cost more)."""
+_SCAN_CHARS = 100_000
+"""Of a longer middle, names are looked for in this many characters at each end: a
+multi-megabyte output is named in part, as fast as a small one."""
+
+
 def head_and_tail(text: str, chars: int) -> str:
-    """The first and last ``chars // 2`` characters of ``text`` around a cut note."""
+    """The first and last characters of ``text`` around a cut note that names, in
+    :data:`IDS_SHARE` of ``chars``, distinctive strings of what was cut; head and tail
+    alone when the middle has none to name."""
     if len(text) <= chars:
         return text
-    half = max(chars // 2, 1)
-    cut = len(text) - 2 * half
-    return f"{text[:half]}\n[... {cut} characters offloaded ...]\n{text[-half:]}"
+    names_chars = int(chars * IDS_SHARE)
+    half = max((chars - names_chars) // 2, 1)
+    middle = text[half:len(text) - half]
+    parts = ((middle,) if len(middle) <= 2 * _SCAN_CHARS
+             else (middle[:_SCAN_CHARS], middle[-_SCAN_CHARS:]))
+    names = identifier_names([text_message("tool", p) for p in parts],
+                             f"{text[:half]}\n{text[-half:]}", names_chars)
+    if not names:
+        half = max(chars // 2, 1)
+        cut = len(text) - 2 * half
+        return f"{text[:half]}\n[... {cut} characters offloaded ...]\n{text[-half:]}"
+    return (f"{text[:half]}\n[... {len(middle)} characters offloaded, naming: "
+            f"{', '.join(names)} ...]\n{text[-half:]}")
 
 
 def _members(ctx: StrategyContext) -> set[int]:
