@@ -37,6 +37,7 @@ from ctxmgr.autocontext.standing import (
     supersedes,
     value_kinds,
     without_aside,
+    without_coda,
 )
 from ctxmgr.messages import text_message
 from ctxmgr.replay.instructions import (
@@ -217,6 +218,53 @@ def test_an_id_a_path_or_a_name_said_now_is_what_the_thing_is_not_a_remark_about
                 .replace("Today the", "The"))
     assert priority(changed) == priority(timeless)
     assert priority("The queue is at 21 people now.") < priority("The queue is at 21 people.")
+
+
+@pytest.mark.parametrize(("said", "stands"), [
+    ("The hotel rate has a hard ceiling of $5,840, full stop.",
+     "The hotel rate has a hard ceiling of $5,840"),
+    ("The attachment size is to be held at 194 MB or below, that was decided upstairs.",
+     "The attachment size is to be held at 194 MB or below"),
+    ("Sending the summaries to ana@acme.io is what I'd go for, personally.",
+     "Sending the summaries to ana@acme.io is what I'd go for"),
+    ("The last invoice was $342.28, a record, bear with me.", "The last invoice was $342.28"),
+])
+def test_a_closing_remark_that_adds_nothing_to_keep_does_not_take_room(
+        said: str, stands: str) -> None:
+    # a note at a tenth of the session holds few lines: the value and what it is about
+    assert standing_content(said) == [stands]
+
+
+@pytest.mark.parametrize("said", [
+    "If a step would delete anything under /srv/x, stop and ask me first.",  # the main clause
+    "ORD-87084, that's the order in question.",  # what the value is about
+    "Keep the discount under 15%, not 10%.",  # a value
+    "Send the summaries to ana@acme.io, please.",  # it asks
+    "The ticket for this is TCK-2, I was wrong before.",  # a correction
+    "Last time someone tried deleting /srv/x we lost a day, so that's off limits.",
+    "Keep replies under 200 words, unless I ask for more.",  # a condition
+    "Never refund order ORD-94702, not even to test something.",  # it binds
+])
+def test_a_closing_clause_that_conditions_corrects_or_names_the_thing_stays(said: str) -> None:
+    assert without_coda(said) == said
+
+
+@pytest.mark.parametrize(("request_", "remark"), [
+    ("If a form or a tool wants the ticket for this, give it TCK-20977.",
+     "The form showed the ticket for this as TCK-20977."),
+    ("Half the team sits elsewhere, so call the project GannetBasalt.",
+     "Half the team sits elsewhere, so the project is GannetBasalt."),
+    ("Cap the number of parallel workers at 5 workers.",
+     "The number of parallel workers was 5 workers."),
+])
+def test_a_request_in_the_imperative_is_said_to_the_assistant(request_: str,
+                                                              remark: str) -> None:
+    # no lexicon of verbs: a word of no closed class, then a determiner or a pronoun
+    assert priority(request_) >= INSTRUCTION_RANK > priority(remark)
+    for not_a_request in ("Today the repo we work in is github.com/acme/lantern.",
+                          "Sending the report to ana@acme.io went fine.",
+                          "The old order from 2023 is unrelated, ignore it."):
+        assert priority(not_a_request) < INSTRUCTION_RANK, not_a_request
 
 
 def test_an_update_ranks_at_least_as_high_as_the_rule_it_replaced() -> None:

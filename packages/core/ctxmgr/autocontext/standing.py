@@ -309,6 +309,7 @@ def standing_content(text: str) -> list[str]:
         if _is_trivial(s):
             continue
         s = without_aside(s)  # "Also, keep it under 5 MB." carries "keep it under 5 MB."
+        s = without_coda(s)
         if s in seen:
             continue
         seen.add(s)
@@ -327,7 +328,7 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
     words = [w.lower() for w in _words(sentence)]
     kinds = value_kinds(sentence)
     score = (3 if kinds else 0) + (2 if _binds(sentence) else 0)
-    if kinds and _ADDRESSEE.intersection(words):
+    if kinds and (_ADDRESSEE.intersection(words) or _imperative(sentence)):
         score += 1
     if kinds == {"number"}:
         score -= 1  # a bare count with nothing to say what of is weak evidence
@@ -340,6 +341,44 @@ def priority(sentence: str, *, repeated: bool = False, update: bool = False) -> 
     if not update and _DEIXIS.search(sentence) and not kinds & _STABLE:
         score -= 1
     return score
+
+
+_OBJECT = frozenset("""
+the a an it them me us this that these those my our your his her their all every any each
+""".split())  # noqa: SIM905 - a word list reads better as text
+"""Determiners and object pronouns: what comes after a verb in the imperative ("give it
+TCK-2", "cap the spend at $5")."""
+_CLAUSE_OPENERS = frozenset(("so", "then", "and", "please", "pls", "just", "kindly", "also",
+                             "always", "simply"))
+"""Words a request may open with before its verb ("so call the project X")."""
+_CLAUSE = re.compile(r"[,;:]\s+|\s+-\s+")
+_HEDGE = frozenset("""
+if unless until when whenever while once should except only but though although whether
+""".split())  # noqa: SIM905 - a word list reads better as text
+"""Subordinators and contrast (closed classes): a closing clause with one limits or
+conditions what went before, and a sentence that opens with one ("If it would go over
+$5, stop and ask me first") has its main clause last: either way the close stays."""
+
+
+@lru_cache(maxsize=8192)
+def _imperative(sentence: str) -> bool:
+    """A clause with a value in the imperative mood: it opens with a word of no closed
+    class (grammar words, auxiliaries, prepositions, conjunctions, words for a time; not
+    an "-ing" or "-ed" form) and then a determiner or a pronoun ("If a tool wants the ticket, give it
+    TCK-2", "so call the project X", "Cap the number of workers at 5"): said to the
+    assistant, as "you" and "please" are, with no lexicon of verbs."""
+    for clause in _CLAUSE.split(sentence[_lead_in_end(sentence):]):
+        words = [_APOSTROPHE.sub("'", w.lower()) for w in _words(clause)]
+        while words and words[0] in _CLAUSE_OPENERS:
+            words = words[1:]
+        if len(words) < 2 or words[1] not in _OBJECT or not value_kinds(clause):
+            continue
+        first = words[0]
+        if (first.isalpha() and not first.endswith(("ing", "ed"))
+                and not {first} & (_STOP | _FINITE | _TOPIC | _CONJUNCTIONS | _HEDGE
+                                   | _TIME_WORDS | _CALENDAR)):
+            return True
+    return False
 
 
 @lru_cache(maxsize=8192)
@@ -439,6 +478,36 @@ def without_aside(sentence: str) -> str:
             or next(iter(_words(rest)), "").lower() in _CONJUNCTIONS):
         return sentence
     return rest
+
+
+_CODA = re.compile(r"[,;]\s+(?=[^,;]*$)")
+CODA_WORDS = 6
+"""A closing clause of at most this many words, after a comma, may be left out (see
+:func:`without_coda`)."""
+
+
+def without_coda(sentence: str) -> str:
+    """``sentence`` without the closing clauses, after a comma, that add nothing it would
+    be kept for (", that was decided upstairs", ", personally", ", whatever happens",
+    ", right?"): short, with no value, nothing that binds, asks, conditions or corrects,
+    after a part that has the value and at least two words of its own for what the value
+    is about ("ORD-5, that's the order in question" stays whole), does not open with a
+    condition, and ranks no lower alone. A note at a tenth of the session has room for
+    few lines; the original sentence stays reloadable."""
+    opening = next(iter(_words(sentence)), "").lower()
+    if opening in _HEDGE:
+        return sentence
+    while m := _CODA.search(sentence):
+        rest, coda = sentence[:m.start()], sentence[m.end():]
+        words = [w.lower() for w in _words(coda)]
+        if (not value_kinds(rest) or len(_content_words(rest)) < 2
+                or len(words) > CODA_WORDS or value_kinds(coda) or _binds(coda)
+                or _HEDGE.intersection(words) or _ADDRESSEE.intersection(words)
+                or _CHANGE.search(coda) or (words[:1] == ["so"] and not _binds(rest))
+                or priority(rest) < priority(sentence)):
+            break
+        sentence = rest
+    return sentence
 
 
 _POINTING = frozenset("""
