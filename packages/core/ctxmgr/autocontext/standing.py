@@ -364,9 +364,9 @@ $5, stop and ask me first") has its main clause last: either way the close stays
 def _imperative(sentence: str) -> bool:
     """A clause with a value in the imperative mood: it opens with a word of no closed
     class (grammar words, auxiliaries, prepositions, conjunctions, words for a time; not
-    an "-ing" or "-ed" form) and then a determiner or a pronoun ("If a tool wants the ticket, give it
-    TCK-2", "so call the project X", "Cap the number of workers at 5"): said to the
-    assistant, as "you" and "please" are, with no lexicon of verbs."""
+    an "-ing" or "-ed" form) and then a determiner or a pronoun ("If a tool wants the
+    ticket, give it TCK-2", "so call the project X", "Cap the number of workers at 5"):
+    said to the assistant, as "you" and "please" are, with no lexicon of verbs."""
     for clause in _CLAUSE.split(sentence[_lead_in_end(sentence):]):
         words = [_APOSTROPHE.sub("'", w.lower()) for w in _words(clause)]
         while words and words[0] in _CLAUSE_OPENERS:
