@@ -2,16 +2,16 @@
 
 Generates seeded sessions (``ctxmgr.replay.instructions``), chat-only and tool-heavy,
 each with about twenty planted items (safety rules, hard constraints, facts, goals,
-preferences; some updated later with a new value), in two disjoint phrasing families
-(``design``, ``heldout``). Each session is compressed into 30, 20 and 10 % of its size,
-five rounds in a row (each round compresses the previous round's prompt in a fresh
-memory), handing prompts on as objects or through the OpenAI wire format. Per share
-and round: survival overall, per item type and per position, the share of updated
+preferences; some updated later with a new value), in four disjoint phrasing families
+(``design``, ``heldout``, ``probe``, ``fresh``). Each session is compressed into 30, 20
+and 10 % of its size, five rounds in a row (each round compresses the previous round's
+prompt in a fresh memory), handing prompts on as objects or through the OpenAI wire
+format. Per share and round: survival overall, per item type and per position, the share of updated
 items whose latest value stands, and rounds that overflowed. Two references run the
 same protocol: a naive checklist compactor and a ceiling that knows what was planted.
 
     python benchmarks/bench_instructions.py [--sessions 100] [--kinds chat tools]
-        [--families design heldout] [--modes objects wire] [--shares 0.3 0.2 0.1]
+        [--families design heldout probe fresh] [--modes objects wire] [--shares 0.3 0.2 0.1]
         [--rounds 5] [--no-references] [--json OUT] [--markdown benchmarks/RESULTS.md]
 """
 
@@ -177,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--kinds", nargs="+", default=list(KINDS),
                         help="session kinds (default: chat tools)")
     parser.add_argument("--families", nargs="+", default=list(FAMILIES),
-                        help="phrasing families (default: design heldout)")
+                        help="phrasing families (default: all four)")
     parser.add_argument("--modes", nargs="+", default=list(MODES),
                         help="how a prompt is handed to the next round (default: objects wire)")
     parser.add_argument("--shares", type=float, nargs="+", default=list(SHARES),
@@ -255,11 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"(`ctxmgr.replay.instructions`), {size_text}; each holds about "
             "20 planted items (safety rules, hard constraints, facts, goals, preferences) "
             "said early, in the middle and late, 5 of them updated later with a new value, "
-            "in one of two disjoint phrasing families (`design` to design on, `heldout` to "
-            "check on). Each session is compressed into a window of `int(share x its "
-            "tokens)`, then each round compresses the previous round's prompt afresh with "
-            "the same window; `objects` hands the prompt on as it is, `wire` through "
-            "`to_openai` / `from_openai` (ctxmgr's markers are lost). ctxmgr is "
+            "in one of four disjoint phrasing families (`design` to design on; `heldout`, "
+            "`probe` and `fresh` to check on, the last two written later by writers who had "
+            "not read the selection code). Each session is compressed into a window of "
+            "`int(share x its tokens)`, then each round compresses the previous round's "
+            "prompt afresh with the same window; `objects` hands the prompt on as it is, "
+            "`wire` through `to_openai` / `from_openai` (ctxmgr's markers are lost). ctxmgr is "
             "`AutoContextMemory(AutoContextConfig(max_tokens=window))` with its default "
             "summarizer.",
             "An item **survives** when every value it needs is in the prompt's visible "

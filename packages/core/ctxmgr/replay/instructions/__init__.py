@@ -17,7 +17,7 @@ five rounds in a row). Measuring code: never imported at run time.
     [s.survival for s in summarize([run])]               # per round
 
 * :mod:`~ctxmgr.replay.instructions.generator`: sessions, items, their checks;
-* :mod:`~ctxmgr.replay.instructions.phrasings`: subjects and the two phrasing families;
+* :mod:`~ctxmgr.replay.instructions.phrasings`: subjects and the four phrasing families;
 * :mod:`~ctxmgr.replay.instructions.values`: values that cannot occur by chance;
 * :mod:`~ctxmgr.replay.instructions.filler`: what surrounds the items;
 * :mod:`~ctxmgr.replay.instructions.scoring`: kept, stale, kept with its words;

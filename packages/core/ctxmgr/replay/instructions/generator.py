@@ -25,6 +25,7 @@ from ctxmgr.pairing import validate_pairing
 from ctxmgr.replay.fidelity import visible_text
 from ctxmgr.replay.instructions import filler
 from ctxmgr.replay.instructions.phrasings import (
+    FAMILIES,
     ITEM_TYPES,
     SUBJECTS,
     TEMPLATES,
@@ -80,8 +81,8 @@ class SessionSpec:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-        if self.family not in ("design", "heldout"):
-            raise ValueError(f"family must be 'design' or 'heldout', got {self.family!r}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
         most = sum(len(SUBJECTS[t]) for t in ITEM_TYPES)
         if not 1 <= self.items <= most:
             raise ValueError(f"items must be in [1, {most}], got {self.items}")
