@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 
 from ctxmgr.autocontext.identifiers import is_plain_word
 from ctxmgr.messages import ToolUseBlock
+from ctxmgr.tool_input import argument_strings
 
 __all__ = ["KEY_CHARS", "argument_strings", "collapse_whitespace", "key_argument"]
 
@@ -32,23 +33,6 @@ _PATH = re.compile(r"[^\s]*/[^\s]*|[^\s/]+\.[A-Za-z][A-Za-z0-9]{0,7}")
 def collapse_whitespace(text: str) -> str:
     """``text`` with every run of whitespace made one space, stripped."""
     return _WS.sub(" ", text).strip()
-
-
-def argument_strings(value: object) -> Iterator[str]:
-    """The values of tool-call arguments, in order: strings, and numbers written out;
-    nested lists and objects are walked; names, booleans and nulls are not read."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        yield str(value)
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from argument_strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from argument_strings(v)
 
 
 def _head(value: str) -> str:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Container, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterator, Sequence
 
 from ctxmgr.autocontext.marker import strip_offload_tags
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.tool_input import argument_strings
 
 __all__ = [
     "MAX_NOTE_SHARE",
@@ -62,23 +63,6 @@ def distinctive_strings(text: str) -> Iterator[str]:
             yield token
 
 
-def _values(value: object) -> Iterator[str]:
-    """Tool-call argument values, not their names (what the model copies; the names are
-    the tool's schema): strings, and numbers written out; lists and objects walked."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, int | float):
-        yield str(value)
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _values(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _values(v)
-
-
 def _texts(m: Message) -> Iterator[str]:
     """What a message shows: text, tool-result output and tool-call argument values,
     offload tags left out (an offload id is not something to copy: the stand-in's own
@@ -87,7 +71,7 @@ def _texts(m: Message) -> Iterator[str]:
         if isinstance(b, ToolResultBlock):
             yield strip_offload_tags(b.text)
         elif isinstance(b, ToolUseBlock):
-            yield from _values(b.input)
+            yield from argument_strings(b.input)
         elif isinstance(b, TextBlock):
             yield strip_offload_tags(b.text)
 
