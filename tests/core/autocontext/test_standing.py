@@ -381,6 +381,18 @@ def test_a_value_for_another_thing_or_of_another_kind_replaces_nothing() -> None
     assert not supersedes("Never book a red-eye.", "The refund cap is $450.")
 
 
+def test_two_updates_in_one_frame_are_two_things_when_one_word_is_all_they_share() -> None:
+    # the opening of the first, read as an aside, leaves "new value X": one content word
+    # that any sentence saying "new value" covers
+    history = [text_message("user", "Right, so. Vendor migrated the main database, new value "
+                                    "db-minnow-primary-5. Someone from finance just pinged me."),
+               text_message("user", "Vendor migrated the order we're talking about, new value "
+                                    "ORD-49484")]
+    said = [Statement(s.text, (k, *s.order)) for k, m in enumerate(history)
+            for s in statements_of(m)]
+    assert any("db-minnow-primary-5" in s.text for s in latest(said))
+
+
 def test_a_later_sentence_that_would_lose_one_of_the_earlier_values_replaces_nothing() -> None:
     earlier = "The refund cap is $450 and the refund window is 30 days."
     assert not supersedes("The refund cap is $650 now.", earlier)

@@ -560,10 +560,11 @@ def supersedes(later: str, earlier: str, *,
     occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
     subject, and a pair with a grammar word, "the export", in more than one fewer, and
     only between two sentences that both negate or neither and when one of them says no
-    content word the other does not: "try not to skip saving the exports to X" and "the
+    content word the other does not ("try not to skip saving the exports to X" and "the
     export lands in Y" are two things, and so are "the contact email changed this morning
     to X" and "the database host changed this morning to Y", which share a frame, not a
-    subject; :func:`likely_updates` weighs such pairs instead), and
+    subject; :func:`likely_updates` weighs such pairs instead); a pair with a word of
+    change, "new value", names nothing), and
     their ids must be of one kind when both have ids (``ORD-56113`` does not replace
     ``GB869939294``). A later sentence that says every value of ``earlier`` again is a
     restatement, and replaces it too, whatever its words: one of them is enough.
@@ -577,7 +578,9 @@ def supersedes(later: str, earlier: str, *,
     ids, old_ids = _id_shapes(later), _id_shapes(earlier)
     if ids and old_ids and not ids & old_ids:
         return False  # an order number and a VAT number: two things, whatever the words
-    shared = _phrases(later) & _phrases(earlier)
+    # a pair with a word of change ("new value", "changed to") says that, not of what
+    shared = {pair for pair in _phrases(later) & _phrases(earlier)
+              if not any(_CHANGE.fullmatch(word) for word in pair)}
     if not shared:
         return False
     words, old_words = _content_words(later), _content_words(earlier)
