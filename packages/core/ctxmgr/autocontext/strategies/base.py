@@ -22,8 +22,12 @@ from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["Plan", "RunsWhen", "Strategy", "StrategyContext", "marker_of", "message_chars",
-           "summary_message"]
+__all__ = ["CHARS_PER_TOKEN", "Plan", "RunsWhen", "Strategy", "StrategyContext", "marker_of",
+           "message_chars", "summary_message"]
+
+CHARS_PER_TOKEN = 3
+"""A first guess of characters per token when a stand-in is sized to a room in tokens
+(tool output and identifiers run denser than prose); the count then decides."""
 
 RunsWhen = Literal["over_target", "over_trigger", "over_budget"]
 """When a strategy may run: while the prompt is over the compression target (once a

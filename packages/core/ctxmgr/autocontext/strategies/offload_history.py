@@ -17,6 +17,7 @@ from __future__ import annotations
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.autocontext.strategies.base import (
+    CHARS_PER_TOKEN,
     Plan,
     RunsWhen,
     StrategyContext,
@@ -55,7 +56,8 @@ class OffloadHistory:
         return plans
 
 
-_CHARS_PER_TOKEN = 3
+_MIN_LINE_CHARS = 40
+"""An identifiers line shorter than this names too little to be worth its header."""
 
 
 def _note(ctx: StrategyContext, start: int, end: int, text: str, offload_id: str,
@@ -70,14 +72,15 @@ def _note(ctx: StrategyContext, start: int, end: int, text: str, offload_id: str
     if not cfg.identifiers_limit:
         return bare
     old = sum(counter.count(m) for m in replaced)
-    room = cfg.budget_tokens - (ctx.tokens - old + counter.count(bare))
-    chars = min(cfg.identifiers_limit, room * _CHARS_PER_TOKEN)
+    bare_tokens = counter.count(bare)
+    room = cfg.budget_tokens - (ctx.tokens - old + bare_tokens)
+    chars = min(cfg.identifiers_limit, room * CHARS_PER_TOKEN)
     elsewhere = ctx.elsewhere(start, end)
-    while chars > 40:
+    while chars > _MIN_LINE_CHARS:
         note = summary_message(replaced, text, offload_id, by=by,
                                record_chars=cfg.record_limit, identifiers_chars=chars,
                                elsewhere=elsewhere)
-        if counter.count(note) - counter.count(bare) <= room:
+        if counter.count(note) - bare_tokens <= room:
             return note
         chars = chars * 3 // 4
     return bare

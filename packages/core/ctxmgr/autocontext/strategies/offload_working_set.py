@@ -17,6 +17,7 @@ from ctxmgr.autocontext.identifiers import identifier_names
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, strip_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import (
+    CHARS_PER_TOKEN,
     Plan,
     RunsWhen,
     Strategy,
@@ -124,7 +125,7 @@ def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter, *
     for b in m.content:
         if isinstance(b, TextBlock | ToolResultBlock):
             text = strip_offload_tags(b.text)  # a preview cut again keeps one tag
-            chars = share * 3  # about three characters per token in tool output
+            chars = share * CHARS_PER_TOKEN
             while True:
                 preview = f"{head_and_tail(text, chars)}\n{tag}"
                 if counter.count_text(preview) <= share or chars <= 16:

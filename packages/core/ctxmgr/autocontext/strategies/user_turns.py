@@ -32,6 +32,7 @@ from ctxmgr.autocontext.standing import (
     statements_of,
 )
 from ctxmgr.autocontext.strategies.base import (
+    CHARS_PER_TOKEN,
     Plan,
     RunsWhen,
     StrategyContext,
@@ -133,7 +134,7 @@ class UserTurns:
         over: int | None = None  # the fewest that did not
         while True:
             text, held = user_note(standing, chars, among=said, score=score)
-            record = max(0, min(cfg.record_limit, room * 3 - len(text)))
+            record = max(0, min(cfg.record_limit, room * CHARS_PER_TOKEN - len(text)))
             note = summary_message(replaced, text, offload_id, by=self, role="user",
                                    record_chars=record, agent_text=False)
             tokens = ctx.counter.count(note)
