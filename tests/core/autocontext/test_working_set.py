@@ -112,6 +112,14 @@ def test_a_preview_names_the_values_of_what_it_cut_in_the_same_room() -> None:
     assert len(cut) <= len(plain) + 40  # about the room head and tail alone take
 
 
+def test_a_preview_never_names_the_piece_of_a_string_its_cut_split() -> None:
+    # head and tail take (150 - 100) // 2 = 25 characters each: the cut falls inside the id
+    text = "x" * 20 + " omar_davis_123456 RES0001X RES0002X" + " plain words" * 20
+    cut = head_and_tail(text, 150)
+    named = cut.split("naming: ")[1].split(" ...]")[0].split(", ")
+    assert named == ["RES0002X", "RES0001X"]  # not "_davis_123456", which no one wrote
+
+
 def support_chat(turns: int) -> list[Message]:
     """A 4k-window support conversation: a ~1,250-token policy, short question-and-answer
     turns that no strategy 1-6 takes (none large, no LLM), then three ~300-token lookups."""

@@ -31,6 +31,7 @@ __all__ = [
     "identifier_names",
     "identifiers_note",
     "is_plain_word",
+    "split_rest",
 ]
 
 MIN_FACT_CHARS = 6
@@ -61,6 +62,15 @@ def distinctive_strings(text: str) -> Iterator[str]:
         token = raw.strip(_STRIP)
         if len(token) >= MIN_FACT_CHARS and not is_plain_word(token):
             yield token
+
+
+def split_rest(text: str, at: int) -> int:
+    """How many characters from ``at`` on finish a string (a run the rule reads tokens
+    from) that a cut at ``at`` splits; 0 when the cut falls between strings."""
+    if at <= 0 or not _TOKEN_RE.match(text, at - 1):
+        return 0
+    rest = _TOKEN_RE.match(text, at)
+    return len(rest[0]) if rest else 0
 
 
 def _texts(m: Message) -> Iterator[str]:

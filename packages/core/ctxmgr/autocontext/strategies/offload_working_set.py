@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxmgr.autocontext.identifiers import identifier_names
+from ctxmgr.autocontext.identifiers import identifier_names, split_rest
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, strip_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import (
@@ -54,8 +54,10 @@ def head_and_tail(text: str, chars: int) -> str:
     names_chars = int(chars * IDS_SHARE)
     half = max((chars - names_chars) // 2, 1)
     middle = text[half:len(text) - half]
-    parts = ((middle,) if len(middle) <= 2 * _SCAN_CHARS
-             else (middle[:_SCAN_CHARS], middle[-_SCAN_CHARS:]))
+    # a string the cut splits is not named by its piece ("vis_1234" of "omar_davis_1234")
+    whole = middle[split_rest(text, half):len(middle) - split_rest(text[::-1], half)]
+    parts = ((whole,) if len(whole) <= 2 * _SCAN_CHARS
+             else (whole[:_SCAN_CHARS], whole[-_SCAN_CHARS:]))
     names = identifier_names([text_message("tool", p) for p in parts],
                              f"{text[:half]}\n{text[-half:]}", names_chars)
     if not names:
