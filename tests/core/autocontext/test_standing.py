@@ -165,6 +165,8 @@ def test_standing_content_drops_courtesies_and_exact_repeats_and_keeps_the_rest_
     ("Also, Saying this again because it matters.", set()),  # a clause opens after a comma
     ("The config is in src/app/settings.py", {"path"}),
     ("Order ORD-33866 is the one.", {"id"}),  # an id is not a path: it cannot replace one
+    # an address is an id, and the word after it no unit
+    ("Go with 10.244.14.248 whenever you need the staging server's IP.", {"id"}),
     ("I think that is fine.", set()),
     ("Please keep it short.", set()),
 ])
@@ -728,10 +730,26 @@ def test_not_until_says_when_the_work_is_done_not_what_is_forbidden() -> None:
      "What matters now is that tests/larkspur_rowan is fully green."),  # a/a_a
     ("The monthly ad budget is capped at 940 USD.",  # an amount, a word of change
      "Good news, ad spending per month can now go as high as 3,225.93 EUR."),
+    ("Whenever you get the chance, address me as Yusuf Thistlewood.",  # a name, said anew
+     "let's switch it up and call me Lucien Vantongeren"),
 ])
 def test_a_value_of_the_same_form_or_kind_is_evidence_of_an_update(earlier: str,
                                                                    later: str) -> None:
     assert likely_updates(said(earlier, "Keep replies short.", later)) == {(2,): (0,)}
+
+
+def test_a_name_said_without_a_word_of_change_is_no_evidence_of_an_update() -> None:
+    assert likely_updates(said("Address me as Yusuf Thistlewood.", "Keep replies short.",
+                               "The report goes to Lucien Vantongeren.")) == {}
+
+
+def test_an_address_is_replaced_by_an_address_not_by_a_version_said_in_the_same_frame(
+        ) -> None:
+    address = "Correct the staging address to 10.199.193.73 wherever you've got it written down."
+    version = "Correct the deployed version to v15.3.8 wherever you've got it written down."
+    assert not supersedes(version, address)
+    assert supersedes("The staging server's IP got updated, so it's 10.145.121.21 now",
+                      "Go with 10.244.14.248 whenever you need the staging server's IP.")
 
 
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:

@@ -165,8 +165,9 @@ _MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:us
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")
-_NUMBER_UNIT = re.compile(r"(?<![\w/.@-])\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
-"""A number on its own (not inside an id like ``walrus-94``), and the word after it."""
+_NUMBER_UNIT = re.compile(r"(?<![\w/.@-])(?!\d+(?:\.\d+){2})\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
+"""A number on its own (not inside an id like ``walrus-94``, nor an address or a version
+with two dots or more, ``10.244.14.248``, an id), and the word after it."""
 _TIME_WORDS = frozenset(("morning", "afternoon", "evening", "night", "tonight", "today",
                          "tomorrow", "yesterday", "week", "month", "year", "minute", "hour",
                          "moment", *_WEEKDAYS))
@@ -628,8 +629,9 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 @lru_cache(maxsize=8192)
 def _id_shapes(sentence: str) -> frozenset[str]:
     """What kind of id each id of ``sentence`` is, by its leading letters (``ord-``,
-    ``gb``), its domain for a host name (``.internal`` of ``osprey-34.internal``, whose
-    leading letters are a name, not a kind) or ``@`` for an email address: a new value for
+    ``gb``), its count of parts for dotted numbers (:data:`_DOTTED`), its domain for a
+    host name (``.internal`` of ``osprey-34.internal``, whose leading letters are a
+    name, not a kind) or ``@`` for an email address: a new value for
     a thing has the shape of the old one, so a later order number does not replace a VAT
     number, whatever the words around them share."""
     emails = _EMAIL.findall(sentence)
@@ -641,7 +643,14 @@ def _id_shapes(sentence: str) -> frozenset[str]:
             out.add(host[0].lower())
         elif m := _ID_SHAPE.match(d):
             out.add((m.group(1) or m.group(2)).lower())
+        elif _DOTTED.fullmatch(d):
+            out.add(_DIGIT_RUN.sub("9", d))
     return frozenset(out)
+
+
+_DOTTED = re.compile(r"\d+(?:\.\d+){2,}")
+"""Numbers with two dots or more and no letters: an address (``10.244.14.248``, shape
+``9.9.9.9``) or a version (``15.3.8``, ``9.9.9``); the count of parts is the shape."""
 
 
 _HOST = re.compile(r"\.[A-Za-z]{2,}$")
@@ -829,6 +838,8 @@ def _update_keys(sentence: str) -> set[str]:
     slip of the keys)."""
     keys = {k for k in value_kinds(sentence) if k.startswith("unit:") or k in ("money", "percent")}
     keys.update(f"id:{shape}" for shape in _id_shapes(sentence))
+    if "name" in value_kinds(sentence):
+        keys.add("name")
     keys.update(f"form:{form}" for form in _forms(sentence))
     for word in _content_words(sentence):
         keys.update((f"w:{word[:4]}", f"l:{''.join(sorted(word))}"))
@@ -843,7 +854,8 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
     values could not stand for ``earlier``'s (a kind missing, ids of another shape, a
     restatement, or a rule and a plain statement about one id); else an id shape they
     share (2, an email address 1), a unit (2, a unit of time 1), an amount or a share
-    (1), a value's written form (1, :func:`_forms`), each content word they share that
+    (1), a name for what a name alone set, said in words of change (1), a value's
+    written form (1, :func:`_forms`), each content word they share that
     few statements use (1), and a word of change in ``later`` (1, with other evidence
     only)."""
     kinds, old_kinds = value_kinds(later), value_kinds(earlier)
@@ -858,6 +870,8 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
     evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
     evidence += len(_forms(later) & _forms(earlier))
     evidence += len({"money", "percent"} & kinds & old_kinds)
+    if old_kinds == {"name"} and "name" in kinds and _CHANGE.search(later):
+        evidence += 1  # a name, said anew in words of change ("call me X instead")
     for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
     subject = _shared_subject(later, earlier, df)
