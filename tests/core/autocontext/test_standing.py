@@ -752,6 +752,20 @@ def test_an_address_is_replaced_by_an_address_not_by_a_version_said_in_the_same_
                       "Go with 10.244.14.248 whenever you need the staging server's IP.")
 
 
+@pytest.mark.parametrize(("earlier", "later"), [
+    ("actually pls send the summaries to ruairi.quaresma4@gracelane-mfg.com going forward",
+     "actually pls copy oluwaseun.quaresma64@fernhill-logistics.com on anything urgent "
+     "going forward"),
+    ("Correct the settings file to /etc/ptarmigan/thimble-51.conf wherever you've got it "
+     "written down.",
+     "Correct the repository to github.com/osprey-labs/kestrel-12 wherever you've got it "
+     "written down."),
+])
+def test_a_frame_said_after_the_values_names_no_subject(earlier: str, later: str) -> None:
+    assert not supersedes(later, earlier)
+    assert texts(latest(said(earlier, later))) == [earlier, later]
+
+
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:
     first = "Can we keep the spend on contractors to $6,805 at most?"
     again = "The spned on contractors must never be more than $6,805."

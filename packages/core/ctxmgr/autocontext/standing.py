@@ -582,13 +582,29 @@ def supersedes(later: str, earlier: str, *,
     # a pair with a word of change ("new value", "changed to") says that, not of what
     shared = {pair for pair in _phrases(later) & _phrases(earlier)
               if not any(_CHANGE.fullmatch(word) for word in pair)}
-    if not shared:
+    if not shared or _other_heads(later, earlier):
         return False
     words, old_words = _content_words(later), _content_words(earlier)
     one_frame = _negated(later) == _negated(earlier) and (
         _covered(words, old_words) or _covered(old_words, words))
     return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
                and (_naming(pair) or one_frame) for pair in shared)
+
+
+def _other_heads(later: str, earlier: str) -> bool:
+    """Both name something before their first value, and not one word of it alike: the
+    pairs they share come after the values, in a frame they are said in ("... going
+    forward", "... wherever you've got it written down"), not in what they are about."""
+    head, old_head = _head(later), _head(earlier)
+    return bool(head and old_head) and not any(
+        _same_word(a, b) for a in head for b in old_head)
+
+
+@lru_cache(maxsize=8192)
+def _head(sentence: str) -> frozenset[str]:
+    """The content words of ``sentence`` before its first value."""
+    at = min((i for v in _values(sentence) if (i := sentence.find(v)) >= 0), default=0)
+    return _content_words(sentence[:at])
 
 
 def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
