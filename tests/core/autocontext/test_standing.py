@@ -766,6 +766,30 @@ def test_a_frame_said_after_the_values_names_no_subject(earlier: str, later: str
     assert texts(latest(said(earlier, later))) == [earlier, later]
 
 
+@pytest.mark.parametrize(("earlier", "later", "rest"), [
+    ("just fyi the import batch size has a hard ceiling of 22,348 rows so yeah I find it "
+     "much easier to follow along when you give all times in America/Bogota.",
+     "heads-up that the ceiling on each import batch has moved to 695 rows",
+     "I find it much easier to follow along when you give all times in America/Bogota."),
+    ("As a standing rule, address me as Fenella Nakamura each time Ultimately, this is all "
+     "about making sure test coverage reaches 19%.",
+     "Slight change of target, we're now done once test coverage reaches 21 percent.",
+     "As a standing rule, address me as Fenella Nakamura each time"),
+])
+def test_a_new_value_for_one_of_two_statements_run_together_keeps_the_other(
+        earlier: str, later: str, rest: str) -> None:
+    stated = said(earlier, "Keep replies short.", later)
+    assert texts(latest(stated)) == [rest, "Keep replies short.", later]
+    assert scores(latest(stated), among=stated)[(2,)] > priority(later)  # an update
+
+
+def test_a_line_run_on_keeps_both_statements_when_neither_is_replaced() -> None:
+    earlier = ("just fyi the import batch size has a hard ceiling of 22,348 rows so yeah I "
+               "find it much easier when you give all times in America/Bogota.")
+    later = "The queue shows 16 people waiting, so I expect 695 rows by noon."
+    assert texts(latest(said(earlier, later))) == [earlier, later]
+
+
 def test_an_amount_is_read_whole_so_a_restatement_replaces_the_earlier_one() -> None:
     first = "Can we keep the spend on contractors to $6,805 at most?"
     again = "The spned on contractors must never be more than $6,805."

@@ -946,14 +946,15 @@ def statements_of(message: Message) -> list[Statement]:
 
 def latest(statements: Iterable[Statement]) -> list[Statement]:
     """``statements`` deduplicated (the first of equal ones), with every one that a
-    later one :func:`supersedes` left out, in order."""
+    later one :func:`supersedes` left out, and of a line that ran two together the part a
+    later one replaced (:func:`_rest_not_replaced`), in order."""
     return _latest(tuple(statements))[0]
 
 
 def _latest(statements: tuple[Statement, ...]
             ) -> tuple[list[Statement], dict[tuple[int, ...], set[tuple[int, ...]]]]:
-    """:func:`latest`, and for each statement that replaced others, the orders of all it
-    replaced (and what those had replaced).
+    """:func:`latest`, and for each statement that replaced others, whole or in part,
+    the orders of all it replaced (and what those had replaced whole).
 
     A statement can only replace one it shares a value or a word pair with (see
     :func:`supersedes`), so each is checked against those alone, found through an index:
@@ -982,14 +983,43 @@ def _latest(statements: tuple[Statement, ...]
         candidates = {o for k in [*pairs, *values] for o in by_key.get(k, ())}
         for o in sorted(candidates):
             old = out.get(o)
-            if old is not None and supersedes(s.text, old.text, df=df):
+            if old is None:
+                continue
+            if supersedes(s.text, old.text, df=df):
                 del out[o]
                 replaced.setdefault(s.order, set()).update((o, *replaced.get(o, ())))
+            elif (rest := _rest_not_replaced(s.text, old.text, df)) is not None:
+                out[o] = Statement(rest, old.order, old.pasted)
+                replaced.setdefault(s.order, set()).add(o)
         out[s.order] = s
         rarest = [min(values, key=lambda v: (value_df[v], v))] if values else []
         for k in [*pairs, *rarest]:
             by_key.setdefault(k, set()).add(s.order)
     return list(out.values()), replaced
+
+
+_PART_CUT = re.compile(r"[,;]\s+|(?<=[\w%])\s+(?=[A-Z])")
+"""Where one statement may end and the next begin in a line run on without a full stop:
+after a comma or a semicolon, before a capitalised word ("... 22,348 rows so yeah I
+find ...", "... each time Ultimately, this is ...")."""
+
+
+def _rest_not_replaced(later: str, earlier: str,
+                       df: Mapping[tuple[str, str], int]) -> str | None:
+    """What is left of ``earlier`` when ``later`` replaces a part of it: ``earlier`` ran
+    two statements together and holds a kind of value ``later`` does not say (so
+    :func:`supersedes` cannot drop it whole), and one side of a cut (:data:`_PART_CUT`)
+    is what ``later`` gives a new value for. The rest is kept verbatim, the replaced value
+    goes; ``None``: no part of it is replaced."""
+    if value_kinds(earlier) <= value_kinds(later):
+        return None
+    for cut in _PART_CUT.finditer(earlier):
+        head, tail = earlier[:cut.start()].strip(), earlier[cut.end():].strip()
+        for part, rest in ((head, tail), (tail, head)):
+            if (not _is_trivial(rest) and value_kinds(part)
+                    and not _values(part) & _values(rest) and supersedes(later, part, df=df)):
+                return rest
+    return None
 
 
 def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
