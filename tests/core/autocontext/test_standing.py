@@ -721,6 +721,12 @@ def test_not_until_says_when_the_work_is_done_not_what_is_forbidden() -> None:
                                "Keep replies short.",
                                "What matters now is that INV-66541 shows as settled.")
                           ) == {(2,): (0,)}
+    # and so does "no ... until"
+    assert likely_updates(said(
+        "no wrapping up until the export lands in /var/lib/osprey/quarry-exports-48 every night",
+        "Keep replies short.",
+        "Spoke to the client and they've moved the goalposts: /var/lib/kestrel/sorrel-exports-17"
+        " gets the nightly export.")) == {(2,): (0,)}
 
 
 @pytest.mark.parametrize(("earlier", "later"), [

@@ -616,13 +616,14 @@ _NOT_DENYING = (
     re.compile(r"(?:,|\b(?:and|but|or))\s+not\b", re.I),
     re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:to\s+)?(?:forget|fail|skip|stop|miss|neglect|"
                r"omit)\w*\s+(?:to|before|until|\w+ing)\b", re.I),
-    re.compile(r"\b(?:not|never|\w+n['’]t)\b(?=[^,;:.!?]*\buntil\b)", re.I),
+    re.compile(r"\b(?:not|never|no|\w+n['’]t)\b(?=[^,;:.!?]*\buntil\b)", re.I),
 )
 """Negations that do not deny the sentence: a "not" that sets one phrase against another
 ("it's TCK-2, not what I told you"); one before a verb of leaving undone, which together
 say to do it ("don't forget to copy X", "try not to skip booking to Y", "don't stop
-before v2 is out"; "don't stop the server" still denies); and "not ... until", which
-says when something is done ("we can't close this out until INV-2 is paid": a goal)."""
+before v2 is out"; "don't stop the server" still denies); and "not ... until" or "no ...
+until", which says when something is done ("we can't close this out until INV-2 is
+paid", "no wrapping up until the export lands in X": a goal)."""
 
 
 @lru_cache(maxsize=8192)
