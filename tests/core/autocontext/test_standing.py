@@ -552,6 +552,9 @@ def test_an_update_in_other_words_is_likely_and_ranks_first(earlier: str, later:
     # a unit of time alone, without a word of change, is no evidence
     ("Keep the planned downtime under 222 minutes.",
      "I've been on hold with the carrier for 31 minutes."),
+    # nor is the "now" of time gone by
+    ("Keep the planned downtime under 222 minutes.",
+     "I've been on hold with the carrier for 31 minutes now."),
 ])
 def test_two_things_said_alike_are_not_a_likely_update(earlier: str, later: str) -> None:
     assert not supersedes(later, earlier)

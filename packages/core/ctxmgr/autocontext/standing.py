@@ -895,9 +895,15 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
     subject = _shared_subject(later, earlier, df)
     evidence += subject
-    if evidence and _CHANGE.search(later):
+    if evidence and _CHANGE.search(_ELAPSED.sub(" ", later)):
         evidence += 1
     return evidence, subject
+
+
+_ELAPSED = re.compile(r"\b\d[\d,.]*\s?(?:second|minute|hour|day|week|month|year)s?\s+now\b",
+                      re.I)
+"""A length of time up to now ("on hold for 31 minutes now"): time gone by, not a word
+of change."""
 
 
 def _shared_subject(later: str, earlier: str, df: Mapping[str, int]) -> int:
