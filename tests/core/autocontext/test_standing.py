@@ -792,6 +792,13 @@ def test_a_new_value_for_one_of_two_statements_run_together_keeps_the_other(
     assert scores(latest(stated), among=stated)[(2,)] > priority(later)  # an update
 
 
+def test_a_part_replaced_never_takes_a_piece_of_a_value_from_the_rest() -> None:
+    earlier = ("my preference has always been sending the daily update at 20:15 UTC we can't "
+               "close this out until the report is in Hamish Dunleavy's inbox")
+    later = "My aim is simple: the report is in Hamish Dunleavy's inbox"
+    assert "20:15 UTC" in texts(latest(said(earlier, later)))[0]
+
+
 def test_a_line_run_on_keeps_both_statements_when_neither_is_replaced() -> None:
     earlier = ("just fyi the import batch size has a hard ceiling of 22,348 rows so yeah I "
                "find it much easier when you give all times in America/Bogota.")

@@ -1005,10 +1005,11 @@ def _latest(statements: tuple[Statement, ...]
     return list(out.values()), replaced
 
 
-_PART_CUT = re.compile(r"[,;]\s+|(?<=[\w%])\s+(?=[A-Z])")
+_PART_CUT = re.compile(r"[,;]\s+|(?<=[a-z])\s+(?=[A-Z][\w'’-]*,?\s+[a-z])")
 """Where one statement may end and the next begin in a line run on without a full stop:
-after a comma or a semicolon, before a capitalised word ("... 22,348 rows so yeah I
-find ...", "... each time Ultimately, this is ...")."""
+after a comma or a semicolon, before a capitalised word between lowercase ones ("... 22,348
+rows so yeah I find ...", "... each time Ultimately, this is ..."; not inside "20:15
+UTC" or "Fenella Nakamura")."""
 
 
 def _rest_not_replaced(later: str, earlier: str,
@@ -1020,8 +1021,12 @@ def _rest_not_replaced(later: str, earlier: str,
     goes; ``None``: no part of it is replaced."""
     if value_kinds(earlier) <= value_kinds(later):
         return None
+    # every value but a capitalised word (which may open the part after the cut)
+    values = {v for v in _values(earlier) if " " in v or v not in _names(earlier)}
     for cut in _PART_CUT.finditer(earlier):
         head, tail = earlier[:cut.start()].strip(), earlier[cut.end():].strip()
+        if not values <= _values(head) | _values(tail):
+            continue  # the cut splits a value
         for part, rest in ((head, tail), (tail, head)):
             if (not _is_trivial(rest) and value_kinds(part)
                     and not _values(part) & _values(rest) and supersedes(later, part, df=df)):
