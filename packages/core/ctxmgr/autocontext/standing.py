@@ -565,7 +565,8 @@ def supersedes(later: str, earlier: str, *,
     export lands in Y" are two things, and so are "the contact email changed this morning
     to X" and "the database host changed this morning to Y", which share a frame, not a
     subject; :func:`likely_updates` weighs such pairs instead); a pair with a word of
-    change, "new value", names nothing), and
+    change, "new value", names nothing, and neither does one of a frame after the values
+    when the words before them differ, :func:`_other_heads`), and
     their ids must be of one kind when both have ids (``ORD-56113`` does not replace
     ``GB869939294``). A later sentence that says every value of ``earlier`` again is a
     restatement, and replaces it too, whatever its words: one of them is enough.
