@@ -165,9 +165,13 @@ _MONEY = re.compile(r"[$€£¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:us
 _PERCENT = re.compile(r"\d\s?(?:%|percent\b)", re.I)
 _TIME = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b", re.I)
 _ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b")
-_NUMBER_UNIT = re.compile(r"(?<![\w/.@-])(?!\d+(?:\.\d+){2})\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
-"""A number on its own (not inside an id like ``walrus-94``, nor an address or a version
-with two dots or more, ``10.244.14.248``, an id), and the word after it."""
+_DOTTED = re.compile(r"\d+(?:\.\d+){2,}")
+"""Numbers with two dots or more and no letters: an address (``10.244.14.248``) or a
+version (``15.3.8``), an id, not a number; its count of parts is its shape
+(:func:`_id_shapes`)."""
+_NUMBER_UNIT = re.compile(rf"(?<![\w/.@-])(?!{_DOTTED.pattern})\d[\d,.]*(?![\w/@-])\s?([A-Za-z]+)?")
+"""A number on its own (not inside an id like ``walrus-94``, nor a dotted id,
+:data:`_DOTTED`), and the word after it."""
 _TIME_WORDS = frozenset(("morning", "afternoon", "evening", "night", "tonight", "today",
                          "tomorrow", "yesterday", "week", "month", "year", "minute", "hour",
                          "moment", *_WEEKDAYS))
@@ -666,11 +670,6 @@ def _id_shapes(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_DOTTED = re.compile(r"\d+(?:\.\d+){2,}")
-"""Numbers with two dots or more and no letters: an address (``10.244.14.248``, shape
-``9.9.9.9``) or a version (``15.3.8``, ``9.9.9``); the count of parts is the shape."""
-
-
 _HOST = re.compile(r"\.[A-Za-z]{2,}$")
 """The domain a host name ends in (``.internal``, ``.com``)."""
 
@@ -853,13 +852,12 @@ def _forms(sentence: str) -> frozenset[str]:
 
 
 def _update_keys(sentence: str) -> set[str]:
-    """What a statement and its update may share: a unit, an amount or a share, an id's
-    shape, a value's form, a word (by its first four letters, and by its letters, for a
+    """What a statement and its update may share: a unit, an amount, a share or a name,
+    an id's shape, a value's form, a word (by its first four letters, and by its letters, for a
     slip of the keys)."""
-    keys = {k for k in value_kinds(sentence) if k.startswith("unit:") or k in ("money", "percent")}
+    keys = {k for k in value_kinds(sentence)
+            if k.startswith("unit:") or k in ("money", "percent", "name")}
     keys.update(f"id:{shape}" for shape in _id_shapes(sentence))
-    if "name" in value_kinds(sentence):
-        keys.add("name")
     keys.update(f"form:{form}" for form in _forms(sentence))
     for word in _content_words(sentence):
         keys.update((f"w:{word[:4]}", f"l:{''.join(sorted(word))}"))
@@ -901,8 +899,7 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
     return evidence, subject
 
 
-_ELAPSED = re.compile(r"\b\d[\d,.]*\s?(?:second|minute|hour|day|week|month|year)s?\s+now\b",
-                      re.I)
+_ELAPSED = re.compile(rf"\b\d[\d,.]*\s?(?:{'|'.join(sorted(_TIME_UNITS))})s?\s+now\b", re.I)
 """A length of time up to now ("on hold for 31 minutes now"): time gone by, not a word
 of change."""
 
@@ -1029,8 +1026,8 @@ def _rest_not_replaced(later: str, earlier: str,
         if not values <= _values(head) | _values(tail):
             continue  # the cut splits a value
         for part, rest in ((head, tail), (tail, head)):
-            if (not _is_trivial(rest) and value_kinds(part)
-                    and not _values(part) & _values(rest) and supersedes(later, part, df=df)):
+            if (not _is_trivial(rest) and not _values(part) & _values(rest)
+                    and supersedes(later, part, df=df)):
                 return rest
     return None
 
