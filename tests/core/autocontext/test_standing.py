@@ -473,6 +473,20 @@ def test_a_word_the_sentence_says_is_its_subject_even_when_a_value_spells_it_too
     assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
 
 
+def test_two_addresses_at_one_domain_are_two_values() -> None:
+    # the domain alone is not the value: a rule about one person stays beside a request
+    # about another at the same company, and an address in other words is an update
+    rule = "Never email bob@example.com about billing."
+    other = "Copy alice@example.com on every reply about billing."
+    assert texts(latest(said(rule, other))) == [rule, other]
+    old, new = "Send the weekly report to bob@example.com.", \
+        "Send the weekly report to alice@example.com instead."
+    assert texts(latest(said(old, new))) == [new]
+    # an address at the end of a sentence is the same value as one mid-sentence
+    again = "Possible to send the weekly report to alice@example.com?"
+    assert texts(latest(said(new, again))) == [again]
+
+
 def test_a_numbers_unit_is_part_of_the_value_not_a_shared_subject() -> None:
     # two limits in seconds on two things: "seconds" is what both measure in, not what
     # they are about, so neither is taken for the other's update

@@ -263,11 +263,13 @@ def _overlaps(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
 def _ids(sentence: str) -> list[str]:
     """The ids and paths of ``sentence``: distinctive strings with an id's characters,
     but not the digits of an amount ("7,275.51" of "7,275.51 EUR" is money, not an id)
-    nor a date ("2025-07-24")."""
+    nor a date ("2025-07-24"); an email address whole ("bob@example.com", not its
+    domain alone: two people at one company are two values)."""
     amounts = [m.group(0) for m in _MONEY.finditer(sentence)]
-    return [d for d in distinctive_strings(sentence)
-            if _ID_CHARS.search(d) and not any(d in a for a in amounts)
-            and not _ISO_DATE.fullmatch(d)]
+    emails = _EMAIL.findall(sentence)
+    return [*emails, *(d for d in distinctive_strings(sentence)
+                       if _ID_CHARS.search(d) and not any(d in a for a in amounts)
+                       and not any(d in e for e in emails) and not _ISO_DATE.fullmatch(d))]
 
 
 def _unit(match: re.Match[str]) -> str | None:
@@ -645,7 +647,7 @@ _ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
 ``triage-piston-basalt``."""
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 @lru_cache(maxsize=8192)
