@@ -20,6 +20,7 @@ from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.record import CALLS_HEADER
 from ctxmgr.autocontext.standing import (
+    CHANGE_BONUS,
     INSTRUCTION_RANK,
     LIKELY_RANK,
     TRIVIAL_WORDS,
@@ -485,6 +486,47 @@ def test_two_addresses_at_one_domain_are_two_values() -> None:
     # an address at the end of a sentence is the same value as one mid-sentence
     again = "Possible to send the weekly report to alice@example.com?"
     assert texts(latest(said(new, again))) == [again]
+
+
+def test_no_before_without_asks_for_something_and_its_update_is_found() -> None:
+    # "no X without Y" is a double negative: it asks for Y, as its update does, so the
+    # two are not a rule and a plain statement kept apart by their negation
+    earlier = "No invoices go out without copying finance-lead@acme.io on them."
+    later = "Correction: copy ap-team@acme.io on the invoices from now on."
+    assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
+
+
+def test_an_update_of_one_part_of_a_run_on_line_ranks_as_one_and_demotes_nothing() -> None:
+    # the line runs a workers limit and a spend cap together; the later cap in words of
+    # its own updates the second part only: it ranks as an update, and the line keeps
+    # its rank, as the workers limit still stands
+    run_on = ("Batch jobs may not use more than 12 workers; also the cloud spend has a "
+              "hard cap of 3,200 EUR")
+    later = "Heads-up that the cap on cloud costs has moved to $4,100."
+    stated = said("Never touch prod.", run_on, later)
+    assert likely_updates(stated) == {(2,): None}
+    score = scores(stated)
+    assert score[(1,)] == priority(run_on)
+    assert score[(2,)] == priority(later) + UPDATE_BONUS
+    # said as a line of its own, the cap is linked, and the old one steps down
+    alone = said("Never touch prod.", "The cloud spend has a hard cap of 3,200 EUR.", later)
+    assert likely_updates(alone) == {(2,): (1,)}
+
+
+@pytest.mark.parametrize("anew", [
+    "ok so the build timeout got bumped, new max is 143 seconds",
+    "I changed my mind; put Ada Okafor as the signature, please.",
+    "Spoke to the client and they moved the goalposts: tests/billing_sync is green.",
+])
+def test_a_value_said_in_words_of_change_ranks_a_step_higher(anew: str) -> None:
+    # no earlier statement is found for it (nothing else was said), but the words say
+    # it changes something: a step up, so it is not the first plain fact to go
+    assert scores(said(anew)) == {(0,): priority(anew) + CHANGE_BONUS}
+    plain = "The build timeout is 143 seconds."
+    assert scores(said(plain)) == {(0,): priority(plain)}
+    # time gone by is no word of change
+    waiting = "We have been on hold for 31 minutes now."
+    assert scores(said(waiting)) == {(0,): priority(waiting)}
 
 
 def test_a_numbers_unit_is_part_of_the_value_not_a_shared_subject() -> None:
