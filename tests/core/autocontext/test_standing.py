@@ -488,6 +488,16 @@ def test_two_addresses_at_one_domain_are_two_values() -> None:
     assert texts(latest(said(new, again))) == [again]
 
 
+def test_a_shared_label_before_a_colon_does_not_make_two_goals_one() -> None:
+    # "new exit criteria:" opens two goals about two things: neither replaces the other;
+    # with nothing after the label, the label still names the thing
+    churn = "new exit criteria: monthly churn is under 20 percent."
+    coverage = "new exit criteria: test coverage reaches 46%."
+    assert texts(latest(said(churn, coverage))) == [churn, coverage]
+    assert supersedes("Update on the attachment size: it is 30 MB now.",
+                      "Update on the attachment size: 25 MB.")
+
+
 def test_no_before_without_asks_for_something_and_its_update_is_found() -> None:
     # "no X without Y" is a double negative: it asks for Y, as its update does, so the
     # two are not a rule and a plain statement kept apart by their negation

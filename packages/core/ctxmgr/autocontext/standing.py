@@ -604,17 +604,32 @@ def supersedes(later: str, earlier: str, *,
 def _other_heads(later: str, earlier: str) -> bool:
     """Both name something before their first value, and not one word of it alike: the
     pairs they share come after the values, in a frame they are said in ("... going
-    forward", "... wherever you've got it written down"), not in what they are about."""
-    head, old_head = _head(later), _head(earlier)
+    forward", "... wherever you've got it written down"), or in a label both open with
+    ("new exit criteria: monthly churn ..." and "new exit criteria: test coverage ..."),
+    not in what they are about."""
+    labelled = _labelled(later) and _labelled(earlier)
+    head, old_head = _head(later, labelled), _head(earlier, labelled)
     return bool(head and old_head) and not any(
         _same_word(a, b) for a in head for b in old_head)
 
 
-@lru_cache(maxsize=8192)
-def _head(sentence: str) -> frozenset[str]:
-    """The content words of ``sentence`` before its first value."""
+def _before_value(sentence: str) -> str:
     at = min((i for v in _values(sentence) if (i := sentence.find(v)) >= 0), default=0)
-    return _content_words(sentence[:at])
+    return sentence[:at]
+
+
+def _labelled(sentence: str) -> bool:
+    """Content words come between a colon and the first value."""
+    _, colon, rest = _before_value(sentence).rpartition(": ")
+    return bool(colon and _content_words(rest))
+
+
+@lru_cache(maxsize=8192)
+def _head(sentence: str, after_label: bool = False) -> frozenset[str]:
+    """The content words of ``sentence`` before its first value (after its label, one
+    that ends in a colon, if ``after_label``)."""
+    before = _before_value(sentence)
+    return _content_words(before.rpartition(": ")[2] if after_label else before)
 
 
 def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
