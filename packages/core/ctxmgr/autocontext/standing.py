@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -928,7 +928,7 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
     subject = _shared_subject(later, earlier, df)
     evidence += subject
-    if evidence and _CHANGE.search(_ELAPSED.sub(" ", later)):
+    if evidence and _says_change(later):
         evidence += 1
     return evidence, subject
 
@@ -941,21 +941,18 @@ def _part_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int, i
     (0, 0) when no part matches better than the whole."""
     if value_kinds(earlier) <= value_kinds(later):
         return 0, 0
-    values = {v for v in _values(earlier) if " " in v or v not in _names(earlier)}
-    best = (0, 0)
-    for cut in _PART_CUT.finditer(earlier):
-        head, tail = earlier[:cut.start()].strip(), earlier[cut.end():].strip()
-        if not values <= _values(head) | _values(tail):
-            continue  # the cut splits a value
-        for part in (head, tail):
-            if not _is_trivial(part):
-                best = max(best, _update_match(later, part, df))
-    return best
+    return max((_update_match(later, part, df) for cut in _run_on_parts(earlier)
+                for part in cut if not _is_trivial(part)), default=(0, 0))
 
 
 _ELAPSED = re.compile(rf"\b\d[\d,.]*\s?(?:{'|'.join(sorted(_TIME_UNITS))})s?\s+now\b", re.I)
 """A length of time up to now ("on hold for 31 minutes now"): time gone by, not a word
 of change."""
+
+
+def _says_change(sentence: str) -> bool:
+    """A word of change (:data:`_CHANGE`), time gone by (:data:`_ELAPSED`) aside."""
+    return bool(_CHANGE.search(_ELAPSED.sub(" ", sentence)))
 
 
 def _shared_subject(later: str, earlier: str, df: Mapping[str, int]) -> int:
@@ -1064,6 +1061,16 @@ rows so yeah I find ...", "... each time Ultimately, this is ..."; not inside "2
 UTC" or "Fenella Nakamura")."""
 
 
+def _run_on_parts(line: str) -> Iterator[tuple[str, str]]:
+    """Each way to cut ``line`` in two at a :data:`_PART_CUT` that splits no value."""
+    # every value but a capitalised word (which may open the part after the cut)
+    values = {v for v in _values(line) if " " in v or v not in _names(line)}
+    for cut in _PART_CUT.finditer(line):
+        head, tail = line[:cut.start()].strip(), line[cut.end():].strip()
+        if values <= _values(head) | _values(tail):
+            yield head, tail
+
+
 def _rest_not_replaced(later: str, earlier: str,
                        df: Mapping[tuple[str, str], int]) -> str | None:
     """What is left of ``earlier`` when ``later`` replaces a part of it: ``earlier`` ran
@@ -1073,12 +1080,7 @@ def _rest_not_replaced(later: str, earlier: str,
     goes; ``None``: no part of it is replaced."""
     if value_kinds(earlier) <= value_kinds(later):
         return None
-    # every value but a capitalised word (which may open the part after the cut)
-    values = {v for v in _values(earlier) if " " in v or v not in _names(earlier)}
-    for cut in _PART_CUT.finditer(earlier):
-        head, tail = earlier[:cut.start()].strip(), earlier[cut.end():].strip()
-        if not values <= _values(head) | _values(tail):
-            continue  # the cut splits a value
+    for head, tail in _run_on_parts(earlier):
         for part, rest in ((head, tail), (tail, head)):
             if (not _is_trivial(rest) and not _values(part) & _values(rest)
                     and supersedes(later, part, df=df)):
@@ -1113,7 +1115,7 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
     changed = {s.order for s in statements if s.order in likely or any(
         _values(text_of[e]) - _values(s.text) for e in replaced.get(s.order, ()))}
     said_anew = {s.order for s in statements if s.order not in changed and not s.pasted
-                 and value_kinds(s.text) and _CHANGE.search(_ELAPSED.sub(" ", s.text))}
+                 and value_kinds(s.text) and _says_change(s.text)}
     out = {}
     for s in statements:
         earlier = [*replaced.get(s.order, ())]
