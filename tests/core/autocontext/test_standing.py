@@ -638,6 +638,21 @@ def test_a_likely_update_demotes_the_copy_latest_keeps_of_a_sentence_said_twice(
     assert score[(0,)] == min(priority(cap), LIKELY_RANK) < score[(3,)]
 
 
+def test_a_likely_update_of_a_sentence_said_again_in_other_words_demotes_what_stands(
+        ) -> None:
+    # the update looks most like the question, which the restatement replaced; the
+    # restatement says the old code now, and steps down in its stead
+    question, restated, update = ("Have you got the warehouse code down as WH-1055?",
+                                  "The warehouse code would be WH-1055.",
+                                  "Correct the depot id to WH-2077 wherever you have got it "
+                                  "written down.")
+    stated = said(question, restated, update)
+    assert likely_updates(stated) == {(2,): (0,)}
+    assert texts(latest(stated)) == [restated, update]
+    score = scores(latest(stated), among=stated)
+    assert score[(1,)] == LIKELY_RANK < priority(restated) < score[(2,)]
+
+
 def test_the_rule_a_likely_update_changed_gives_its_room_to_a_fact_still_standing() -> None:
     # the old cap binds and ranked above a plain fact; once a later sentence likely
     # changed it, it ranks with the least of what carries a value, and a tight note
@@ -856,6 +871,28 @@ def test_a_new_value_for_one_of_two_statements_run_together_keeps_the_other(
     stated = said(earlier, "Keep replies short.", later)
     assert texts(latest(stated)) == [rest, "Keep replies short.", later]
     assert scores(latest(stated), among=stated)[(2,)] > priority(later)  # an update
+
+
+def test_what_is_left_of_a_line_ranks_for_its_own_words_not_for_the_value_that_went(
+        ) -> None:
+    # the line's first part is said again later: the chatter left of it is not an instruction
+    line = ("whenever you get the chance, call the project ThimbleHeron Back to the refund "
+            "question now.")
+    stated = said(line, "Keep replies short.",
+                  "Half the team sits elsewhere, so call the project ThimbleHeron.")
+    standing = latest(stated)
+    assert texts(standing)[0] == "Back to the refund question now."
+    assert scores(standing, among=stated)[(0,)] == priority("Back to the refund question now.")
+
+
+def test_a_line_that_runs_two_statements_together_replaces_through_either_part() -> None:
+    # whole, the later line is about an order first; its second part gives the new code
+    earlier = "The warehouse code is WH-1055."
+    later = ("order ORD-78965 is refunded Scratch that, the warehouse code is WH-2077, I was "
+             "reading the wrong line")
+    assert not supersedes(later, earlier)
+    assert texts(latest(said(earlier, "Keep replies short.", later))) == [
+        "Keep replies short.", later]
 
 
 def test_a_part_replaced_never_takes_a_piece_of_a_value_from_the_rest() -> None:

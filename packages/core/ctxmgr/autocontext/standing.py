@@ -36,7 +36,8 @@ sessions with many phrasings (``ctxmgr.replay.instructions``):
   that names the thing ("planned downtime") and few other statements use, unless
   their ids are of two kinds (an order number, a VAT number), or the pair holds a
   grammar word ("the export") and only one of the two sentences negates or each says
-  a content word the other does not (a shared frame: "X changed this morning to").
+  a content word the other does not (a shared frame: "X changed this morning to"); a
+  line that ran two statements together replaces through either of them.
 * *Likely updates* (:func:`likely_updates`): an update in other words ("the ticket
   for this is TCK-1" ... "the support case is now TCK-2") is weighed from weaker
   evidence (an id's shape, a unit, a rare word shared, a slip of the keys forgiven, a
@@ -1002,8 +1003,9 @@ def statements_of(message: Message) -> list[Statement]:
 
 def latest(statements: Iterable[Statement]) -> list[Statement]:
     """``statements`` deduplicated (the first of equal ones), with every one that a
-    later one :func:`supersedes` left out, and of a line that ran two together the part a
-    later one replaced (:func:`_rest_not_replaced`), in order."""
+    later one (or a part of a later line that ran two together, :func:`_parts`)
+    :func:`supersedes` left out, and of a line that ran two together the part a later
+    one replaced (:func:`_rest_not_replaced`), in order."""
     return _latest(tuple(statements))[0]
 
 
@@ -1041,7 +1043,8 @@ def _latest(statements: tuple[Statement, ...]
             old = out.get(o)
             if old is None:
                 continue
-            if supersedes(s.text, old.text, df=df):
+            if supersedes(s.text, old.text, df=df) or any(
+                    supersedes(part, old.text, df=df) for part in _parts(s.text)):
                 del out[o]
                 replaced.setdefault(s.order, set()).update((o, *replaced.get(o, ())))
             elif (rest := _rest_not_replaced(s.text, old.text, df)) is not None:
@@ -1071,6 +1074,15 @@ def _run_on_parts(line: str) -> Iterator[tuple[str, str]]:
             yield head, tail
 
 
+def _parts(line: str) -> Iterator[str]:
+    """Each side of each cut of a line that ran statements together (:func:`_run_on_parts`):
+    a later line "order ORD-7 is refunded Scratch that, our VAT number is GB2" replaces
+    "our VAT number is GB9" through its second part."""
+    for head, tail in _run_on_parts(line):
+        yield head
+        yield tail
+
+
 def _rest_not_replaced(later: str, earlier: str,
                        df: Mapping[tuple[str, str], int]) -> str | None:
     """What is left of ``earlier`` when ``later`` replaces a part of it: ``earlier`` ran
@@ -1096,22 +1108,27 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
     words of its own, or binding, as an update (:func:`_is_update`). An update ranks at
     least as high as what it replaced: "the planned downtime is now capped at 125
     minutes" carries on the rule "don't let the planned downtime go above 228 minutes".
-    One a later statement likely updates steps down to :data:`LIKELY_RANK`, unless it gave
-    a new value itself (of the links onto such a value in the generated sessions, 20 of
-    21 were wrong: "the API timeout stays under 25 seconds" onto "the goal is now a page
-    load under 4.9 seconds")."""
+    One a later statement likely updates (or what says it again since) steps down to
+    :data:`LIKELY_RANK`, unless it gave a new value itself (of the links onto such a
+    value in the generated sessions, 20 of 21 were wrong: "the API timeout stays under 25
+    seconds" onto "the goal is now a page load under 4.9 seconds")."""
     pool = (*statements, *among)
     patterns = Counter(_pattern(text) for text in {s.text for s in pool})
     replaced = _latest(pool)[1]
     text_of = {s.order: s.text for s in pool}
+    # what is left of a line a later one replaced in part (:func:`latest`) keeps the
+    # line's order: it is scored for its own words, not for the value that went
     own = {s.order: priority(s.text, repeated=patterns[_pattern(s.text)] > 1,
                              update=_is_update(s.text, [text_of[o] for o in
                                                         replaced.get(s.order, ())]))
            - (3 if s.pasted else 0)
-           for s in pool}
+           for s in (*among, *statements)}
     gone = {o for olds in replaced.values() for o in olds}
-    likely = {a: b for a, b in likely_updates(pool, replaced=replaced).items()
-              if b not in gone}
+    # a likely update of a statement said again since is one of what says it now
+    now = {o: new for new, olds in sorted(replaced.items()) for o in olds}
+    likely = {a: b for a, b in ((a, b if b is None else now.get(b, b)) for a, b in
+                                likely_updates(pool, replaced=replaced).items())
+              if b is None or (b not in gone and b < a)}
     changed = {s.order for s in statements if s.order in likely or any(
         _values(text_of[e]) - _values(s.text) for e in replaced.get(s.order, ()))}
     said_anew = {s.order for s in statements if s.order not in changed and not s.pasted
