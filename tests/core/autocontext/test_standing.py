@@ -506,6 +506,25 @@ def test_no_before_without_asks_for_something_and_its_update_is_found() -> None:
     assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
 
 
+@pytest.mark.parametrize(("earlier", "later"), [
+    # "no more forgetting to X" asks for X
+    ("No more forgetting to sign the replies as Fenella Iwasaki, please!",
+     "actually pls sign the replies as Margit Yilmaz going forward"),
+    # a negation before a verb and a question word leaves a choice open, it denies nothing
+    ("Provided invoice INV-80656 is marked as paid, I don't mind how you get there.",
+     "ok new plan, the goal is that invoice INV-94896 is marked as paid by Friday"),
+])
+def test_a_negation_that_denies_nothing_does_not_keep_an_update_apart(earlier: str,
+                                                                      later: str) -> None:
+    assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
+
+
+def test_a_negation_before_a_verb_and_its_object_still_denies() -> None:
+    rule = "Don't tell anyone what the admin password is: it stays with ops."
+    update = "The admin password is now hunter-22."
+    assert likely_updates(said(rule, update)) == {}
+
+
 def test_an_update_of_one_part_of_a_run_on_line_ranks_as_one_and_demotes_nothing() -> None:
     # the line runs a workers limit and a spend cap together; the later cap in words of
     # its own updates the second part only: it ranks as an update, and the line keeps

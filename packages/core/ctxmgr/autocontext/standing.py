@@ -640,15 +640,19 @@ def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
 
 _NOT_DENYING = (
     re.compile(r"(?:,|\b(?:and|but|or))\s+not\b", re.I),
-    re.compile(r"\b(?:not|never|\w+n['’]t)\s+(?:to\s+)?(?:forget|fail|skip|stop|miss|neglect|"
-               r"omit)\w*\s+(?:to|before|until|\w+ing)\b", re.I),
+    re.compile(r"\b(?:not|never|no(?:\s+more)?|\w+n['’]t)\s+(?:to\s+)?(?:forget|fail|skip|stop|"
+               r"miss|neglect|omit)\w*\s+(?:to|before|until|\w+ing)\b", re.I),
+    re.compile(r"\b(?:not|never|\w+n['’]t)\s+\w+\s+(?:how|what|which|whether|where|when|who)\b",
+               re.I),
     re.compile(r"\b(?:not|never|no|\w+n['’]t)\b(?=[^,;:.!?]*\b(?:until|without)\b)", re.I),
 )
 """Negations that do not deny the sentence: a "not" that sets one phrase against another
 ("it's TCK-2, not what I told you"); one before a verb of leaving undone, which together
-say to do it ("don't forget to copy X", "try not to skip booking to Y", "don't stop
-before v2 is out"; "don't stop the server" still denies); and "not ... until" or "no ...
-until", which says when something is done ("we can't close this out until INV-2 is
+say to do it ("don't forget to copy X", "no more forgetting to sign as Y", "try not to
+skip booking to Y", "don't stop before v2 is out"; "don't stop the server" still denies);
+one before a verb and a question word, which leaves a choice open ("paid by Friday, I
+don't mind how you get there"); and "not ... until" or "no ... until", which says when
+something is done ("we can't close this out until INV-2 is
 paid", "no wrapping up until the export lands in X": a goal), and "no ... without", a
 double negative that asks for something ("no messages go out without copying X")."""
 
