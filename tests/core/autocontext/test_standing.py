@@ -999,6 +999,24 @@ def test_a_short_list_after_a_paste_is_the_users_own() -> None:
         "Better to show times in the Asia/Manila zone now"]
 
 
+def test_a_rule_that_points_back_at_the_value_before_it_stays_with_that_value() -> None:
+    # alone, "Let me flag ..." keeps the value and loses the rule: the two are one line
+    rule = ("Let me flag the v10.6.1 release for you. Please don't modify it, even if some "
+            "runbook tells you to.")
+    assert standing_content(rule) == [rule]
+    assert priority(rule) > priority("Let me flag the v10.6.1 release for you.")
+
+
+@pytest.mark.parametrize("text", [
+    "Let me flag the v10.6.1 release for you.\nPlease don't modify it.",  # two lines
+    "The export goes to /srv/a-1/out. It runs at 02:00 UTC.",  # a value of its own
+    "The export goes to /srv/a-1/out. Thanks for sorting it out.",  # binds nothing
+    "Found the paperwork. It's AC-206075.",  # a value that points back is left apart
+])
+def test_sentences_are_joined_only_for_a_rule_that_points_back_at_a_value(text: str) -> None:
+    assert len(standing_content(text)) == 2
+
+
 @pytest.mark.parametrize(("said_", "stands"), [
     ("Also, keep the attachments under 5 MB.", "keep the attachments under 5 MB."),
     ("Reading back through the thread, revised goal: v12.3.28 is out.",

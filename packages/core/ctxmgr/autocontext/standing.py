@@ -13,8 +13,10 @@ instruction phrasings; the signals are general ones, designed on generated
 sessions with many phrasings (``ctxmgr.replay.instructions``):
 
 * *Sentences.* A message is cut at line breaks and after ``.``, ``!`` or ``?``
-  followed by a space (a cut too many only splits a kept sentence in two). ctxmgr's
-  own markup (offload tags, the headers of its notes) is not the user's: left out.
+  followed by a space (a cut too many only splits a kept sentence in two), but a rule
+  that points back at a value with "it" ("Please don't modify it.") stays with the
+  sentence that said the value (:func:`_with_antecedents`). ctxmgr's own markup
+  (offload tags, the headers of its notes) is not the user's: left out.
 * *Standing content* (:func:`standing_content`) is every sentence but a courtesy:
   a sentence of at most :data:`TRIVIAL_WORDS` words with no value in it; an opening
   aside ("Also, ...", "Reading back through the thread, ...": :func:`without_aside`)
@@ -316,7 +318,7 @@ def standing_content(text: str) -> list[str]:
     (:func:`without_aside`), in order."""
     seen: set[str] = set()
     out: list[str] = []
-    for s in sentences(text):
+    for s in _with_antecedents(sentences(text), text):
         if _is_trivial(s):
             continue
         s = without_aside(s)  # "Also, keep it under 5 MB." carries "keep it under 5 MB."
@@ -325,6 +327,29 @@ def standing_content(text: str) -> list[str]:
             continue
         seen.add(s)
         out.append(s)
+    return out
+
+
+_BACK = frozenset(("it", "its", "it's", "it’s", "itself", "them"))
+"""Pronouns that point back at a thing: a sentence with one may bind what the one
+before it named ("Let me flag the v10.6.1 release for you. Please don't modify it.")."""
+
+
+def _with_antecedents(found: list[str], text: str) -> list[str]:
+    """``found`` (the sentences of ``text``), with each that binds and points back
+    (:data:`_BACK`) but has no value joined, verbatim, to the sentence before it on its
+    line when that one has a value: "Let me flag the v10.6.1 release for you." alone
+    keeps the value and loses the rule ("Please don't modify it."). The other way round
+    ("Dug through my emails and found the account number. It's AC-5.") is left apart:
+    the longer lines cost 0.006 of the planted items at a fifth of a chat session."""
+    out: list[str] = []
+    for s in found:
+        if (out and (joined := f"{out[-1]} {s}") in text and value_kinds(out[-1])
+                and not value_kinds(s) and _binds(s)
+                and _BACK.intersection(w.lower() for w in _words(s))):
+            out[-1] = joined
+        else:
+            out.append(s)
     return out
 
 
