@@ -344,9 +344,9 @@ def _with_antecedents(found: list[str], text: str) -> list[str]:
     the longer lines cost 0.006 of the planted items at a fifth of a chat session."""
     out: list[str] = []
     for s in found:
-        if (out and (joined := f"{out[-1]} {s}") in text and value_kinds(out[-1])
-                and not value_kinds(s) and _binds(s)
-                and _BACK.intersection(w.lower() for w in _words(s))):
+        if (out and _BACK.intersection(w.lower() for w in _words(s)) and _binds(s)
+                and not value_kinds(s) and value_kinds(out[-1])
+                and (joined := f"{out[-1]} {s}") in text):  # on one line, as said
             out[-1] = joined
         else:
             out.append(s)
@@ -677,9 +677,9 @@ say to do it ("don't forget to copy X", "no more forgetting to sign as Y", "try 
 skip booking to Y", "don't stop before v2 is out"; "don't stop the server" still denies);
 one before a verb and a question word, which leaves a choice open ("paid by Friday, I
 don't mind how you get there"); and "not ... until" or "no ... until", which says when
-something is done ("we can't close this out until INV-2 is
-paid", "no wrapping up until the export lands in X": a goal), and "no ... without", a
-double negative that asks for something ("no messages go out without copying X")."""
+something is done ("we can't close this out until INV-2 is paid", "no wrapping up until
+the export lands in X": a goal), and "no ... without", a double negative that asks for
+something ("no messages go out without copying X")."""
 
 
 @lru_cache(maxsize=8192)
