@@ -519,6 +519,15 @@ def test_a_negation_that_denies_nothing_does_not_keep_an_update_apart(earlier: s
     assert likely_updates(said("Never touch prod.", earlier, later)) == {(2,): (1,)}
 
 
+def test_a_rule_in_a_verb_that_denies_is_no_update_of_the_value_it_names_the_kind_of(
+        ) -> None:
+    # "refrain from writing to" X is a rule about another database, not a new main one
+    fact = "they've just changed the main database; the new one is pg-prod-juniper5"
+    rule = "I'd be grateful if you could refrain from writing to the pg-prod-zephyr7 database."
+    assert likely_updates(said(fact, rule)) == {}
+    assert scores(said(fact, rule))[(0,)] >= priority(fact)  # not demoted
+
+
 def test_a_negation_before_a_verb_and_its_object_still_denies() -> None:
     rule = "Don't tell anyone what the admin password is: it stays with ops."
     update = "The admin password is now hunter-22."

@@ -682,13 +682,20 @@ the export lands in X": a goal), and "no ... without", a double negative that as
 something ("no messages go out without copying X")."""
 
 
+_DENYING_VERBS = frozenset(("refrain", "refrains", "avoid", "avoids", "avoiding"))
+"""Verbs that deny what follows them ("refrain from writing to X"): a rule about X, not
+a statement of it, when an update is matched (as a word that binds they ranked a note
+no better: 0.848 to 0.843 of the planted items)."""
+
+
 @lru_cache(maxsize=8192)
 def _negated(sentence: str) -> bool:
-    """A negation: "not", "never", "no", a "n't" (those :data:`_NOT_DENYING` aside)."""
+    """A negation: "not", "never", "no", a "n't" (those :data:`_NOT_DENYING` aside), or a
+    verb that denies (:data:`_DENYING_VERBS`)."""
     for pattern in _NOT_DENYING:
         sentence = pattern.sub(",", sentence)
-    return any(w.lower() in _NEGATION or w.lower().endswith(("n't", "n’t"))
-               for w in _words(sentence))
+    return any(w.lower() in _NEGATION or w.lower() in _DENYING_VERBS
+               or w.lower().endswith(("n't", "n’t")) for w in _words(sentence))
 
 
 _ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
