@@ -995,6 +995,19 @@ def test_a_pasted_text_ranks_after_what_the_user_wrote_around_it() -> None:
     assert all(score[s.order] < score[rule.order] for s in found if s.pasted)
 
 
+def test_every_short_paragraph_after_a_pasted_email_is_the_users_own() -> None:
+    body = " ".join(["The parcel has not moved for days and I want a refund now."] * 8)
+    m = text_message("user", "Here's what the customer wrote:\n\nHello,\n\n" + body
+                     + "\n\nRegards,\nA frustrated customer\n\n"
+                     "i changed my mind; put Fenella Castellanos as the signature, please"
+                     "\n\nKeep the spend on contractors under $2,465.", id="u")
+    found = statements_of(m)
+    own = texts([s for s in found if not s.pasted])
+    assert "i changed my mind; put Fenella Castellanos as the signature, please" in own
+    assert "Keep the spend on contractors under $2,465." in own
+    assert not any("parcel" in t for t in own)
+
+
 def test_a_short_list_after_a_paste_is_the_users_own() -> None:
     policy = "\n\n".join(filler._POLICY_LINES[:4])
     m = text_message("user", f"Pasting our policy text for context:\n\n{policy}\n\n"

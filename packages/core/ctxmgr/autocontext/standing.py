@@ -96,11 +96,16 @@ _NOTE_COUNT = re.compile(r"^\(\+\d+ more(?: in the original)?\)$|^\(nothing that
 
 PASTE_LINES = 6
 """A user message of more non-empty lines than this is mostly pasted material (a log, an
-email): its paragraphs rank after what the user wrote, but for a first or last one of at
-most :data:`OWN_LINES`, the user's own words around the paste."""
+email): its paragraphs rank after what the user wrote, but for the user's own words
+around the paste: a first paragraph of at most :data:`OWN_LINES` lines and
+:data:`OWN_CHARS` characters, and each such one after the paste's last longer one (or,
+when none is longer, the last)."""
 OWN_LINES = 4
 """The most lines of the user's own paragraph before or after a paste: a lead line and a
 short list ("A couple of points." and two bullets)."""
+OWN_CHARS = 300
+"""The most characters of the user's own paragraph: a longer one (an email's body on one
+line) is pasted."""
 TRIVIAL_WORDS = 2
 """A sentence of at most this many words and no value is a courtesy ("ok, thanks",
 "go on"), not content."""
@@ -1030,9 +1035,13 @@ def statements_of(message: Message) -> list[Statement]:
         return [Statement(t, (k,)) for k, t in enumerate(standing_content(text))]
     out: list[Statement] = []  # a long message: the pasted part, and what the user wrote
     paragraphs = [p for p in _PARAGRAPH.split(text) if p.strip()]
+    short = [sum(bool(line.strip()) for line in p.splitlines()) <= OWN_LINES
+             and len(p) <= OWN_CHARS for p in paragraphs]
+    # the user's words around the paste: the first paragraph, and after the paste's
+    # last long one (a log, an email's body) all that follow, else the last
+    after = max((n for n, s in enumerate(short) if not s), default=len(paragraphs) - 2)
     for n, paragraph in enumerate(paragraphs):
-        short = sum(bool(line.strip()) for line in paragraph.splitlines()) <= OWN_LINES
-        own = short and n in (0, len(paragraphs) - 1)  # the user's words around the paste
+        own = short[n] and (n == 0 or n > after)
         out.extend(Statement(t, (len(out),), not own) for t in standing_content(paragraph))
     return out
 
