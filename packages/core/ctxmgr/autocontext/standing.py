@@ -699,8 +699,8 @@ def _negated(sentence: str) -> bool:
     verb that denies (:data:`_DENYING_VERBS`)."""
     for pattern in _NOT_DENYING:
         sentence = pattern.sub(",", sentence)
-    return any(w.lower() in _NEGATION or w.lower() in _DENYING_VERBS
-               or w.lower().endswith(("n't", "n’t")) for w in _words(sentence))
+    return any(w in _NEGATION or w in _DENYING_VERBS or w.endswith(("n't", "n’t"))
+               for w in (w.lower() for w in _words(sentence)))
 
 
 _ID_SHAPE = re.compile(r"([A-Za-z]+[-_]?)(?=\d)|([a-z]+-)(?=[a-z]+-[a-z]+$)")
@@ -983,8 +983,8 @@ def _part_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int, i
     (0, 0) when no part matches better than the whole."""
     if value_kinds(earlier) <= value_kinds(later):
         return 0, 0
-    return max((_update_match(later, part, df) for cut in _run_on_parts(earlier)
-                for part in cut if not _is_trivial(part)), default=(0, 0))
+    return max((_update_match(later, part, df) for part in _parts(earlier)
+                if not _is_trivial(part)), default=(0, 0))
 
 
 _ELAPSED = re.compile(rf"\b\d[\d,.]*\s?(?:{'|'.join(sorted(_TIME_UNITS))})s?\s+now\b", re.I)
@@ -1084,12 +1084,13 @@ def _latest(statements: tuple[Statement, ...]
         pairs = [p for p in _phrases(s.text) if df[p] <= SUBJECT_MAX_DF]
         values = _values(s.text)
         candidates = {o for k in [*pairs, *values] for o in by_key.get(k, ())}
+        parts = tuple(_parts(s.text)) if candidates else ()  # each cut once, not per candidate
         for o in sorted(candidates):
             old = out.get(o)
             if old is None:
                 continue
             if supersedes(s.text, old.text, df=df) or any(
-                    supersedes(part, old.text, df=df) for part in _parts(s.text)):
+                    supersedes(part, old.text, df=df) for part in parts):
                 del out[o]
                 replaced.setdefault(s.order, set()).update((o, *replaced.get(o, ())))
             elif (rest := _rest_not_replaced(s.text, old.text, df)) is not None:
@@ -1168,9 +1169,10 @@ def scores(statements: Sequence[Statement], *, among: Sequence[Statement] = ()
                                                         replaced.get(s.order, ())]))
            - (3 if s.pasted else 0)
            for s in (*among, *statements)}
-    gone = {o for olds in replaced.values() for o in olds}
-    # a likely update of a statement said again since is one of what says it now
+    # what replaced each statement last: a likely update of a statement said again
+    # since is one of what says it now
     now = {o: new for new, olds in sorted(replaced.items()) for o in olds}
+    gone = now.keys()
     likely = {a: b for a, b in ((a, b if b is None else now.get(b, b)) for a, b in
                                 likely_updates(pool, replaced=replaced).items())
               if b is None or (b not in gone and b < a)}
