@@ -278,7 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "every user sentence with a value or an imperative (oldest dropped first to "
             "fit) and the last exchange; `ceiling` knows what was planted and keeps the "
             "shortest sentence saying each item's latest value, as many as fit, beside the "
-            "same pinned messages. The targets: survival of at least "
+            "same pinned messages, in a note with ctxmgr's markup (its header, a line "
+            "each, the count left out and the offload tag every stand-in carries). The "
+            "targets: survival of at least "
             + ", ".join(f"{v:.2f} at {_pct(k)}" for k, v in TARGETS.items())
             + " in every round, and the latest value of every updated item at 30 and "
             "20 %.",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -23,6 +24,9 @@ from ctxmgr import (
     text_message,
     validate_pairing,
 )
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from ctxmgr.replay.fidelity import visible_text
 from ctxmgr.replay.instructions import (
     FAMILIES,
@@ -299,6 +303,25 @@ def test_the_ceiling_keeps_everything_when_there_is_room_and_meets_the_targets()
         for r in run.rounds:
             assert validate_pairing(r.prompt) == []
             assert r.tokens <= run.window
+
+
+def test_the_ceiling_pays_for_the_markup_ctxmgr_must_carry() -> None:
+    """Measured on the same room: its note has ctxmgr's header, a line each, the count
+    left out and an offload tag (SPEC §5), so what it keeps is what a note of whole
+    sentences can keep, not more."""
+    session = generate_session(3, SessionSpec(family="probe"))
+    run = run_protocol(session, share=0.1, compressor=ceiling_compressor(session),
+                       name="ceiling")
+    for r in run.rounds:
+        notes = [m.text for m in r.prompt if m.text.startswith(USER_NOTE_HEADER)]
+        assert len(notes) == 1
+        lines = notes[0].splitlines()
+        assert OFFLOAD_TAG_RE.fullmatch(lines[-1])
+        assert re.fullmatch(r"\(\+\d+ more\)", lines[-2])  # a tenth holds few of 20
+        kept = lines[1:-2]
+        assert kept and all(any(line in s for i in session.items for s in i.said)
+                            for line in kept)
+        assert r.tokens <= AutoContextConfig(max_tokens=run.window).budget_tokens
 
 
 def test_the_checklist_keeps_value_sentences_within_the_budget() -> None:

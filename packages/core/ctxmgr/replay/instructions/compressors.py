@@ -10,8 +10,10 @@ ctxmgr out of the box, two references, neither of them a policy to ship:
   modal words), oldest dropped first until the prompt fits. It has no notion of
   an update, so a changed value is there twice.
 * ``ceiling``: knows what was planted, and keeps the shortest sentence that says
-  each item's latest value, as many as fit, beside the same pinned messages:
-  roughly the most a verbatim note can keep at that window.
+  each item's latest value, as many as fit, beside the same pinned messages, in a
+  note laid out as ctxmgr's is (its header, a line each, how many were left out, and
+  the offload tag SPEC §5 asks of every stand-in): roughly the most a note of whole
+  sentences can keep at that window.
 
 Both hold the prompt to ctxmgr's budget for the window
 (:attr:`AutoContextConfig.budget_tokens`), so they are measured on the same room.
@@ -24,8 +26,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.memory import AutoContextMemory
+from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import tool_groups
@@ -100,6 +105,16 @@ def _note(lines: Sequence[str]) -> Message:
     return text_message("user", "\n".join([_NOTE_HEADER, *(f"- {s}" for s in lines)]))
 
 
+def _tagged_note(lines: Sequence[str], left_out: int, offload_id: str) -> Message:
+    """A note laid out as ctxmgr's (:func:`~ctxmgr.autocontext.strategies.user_turns.user_note`):
+    the header, a line each, how many were left out, and the offload tag every stand-in
+    carries, which a reference that skipped it would spend on lines (at a tenth of a chat
+    session, about a tenth of the note)."""
+    more = [f"(+{left_out} more)"] if left_out else []
+    return text_message("user", "\n".join([USER_NOTE_HEADER, *lines, *more,
+                                           offload_tag(offload_id)]))
+
+
 def _trim_tail(head: list[Message], tail: list[Message], budget: int,
                counter: TokenCounter) -> tuple[list[Message], bool]:
     """``tail`` with its oldest tool calls (and their results) dropped until ``head +
@@ -155,11 +170,11 @@ def checklist_compressor(messages: Sequence[Message], window: int) -> Compressed
 def ceiling_compressor(session: Session) -> Compressor:
     """The oracle reference for ``session``: the shortest sentence still in the input that
     says each item's latest value (and no replaced one), shortest first while they fit,
-    in session order."""
+    in session order, in a note with ctxmgr's markup (:func:`_tagged_note`)."""
     counter = default_counter()
 
     def compress(messages: Sequence[Message], window: int) -> Compressed:
-        systems, task, _middle, tail = _parts(messages)
+        systems, task, middle, tail = _parts(messages)
         head, budget = systems + task, _budget(window)
         tail, overflow = _trim_tail(head, tail, budget, counter)
         if overflow:
@@ -171,12 +186,18 @@ def ceiling_compressor(session: Session) -> Compressor:
                     and not any(r in s for r in item.replaced)]
             if said:
                 candidates.append((order, min(said, key=len)))
+        offload_id = OffloadStore.id_for(middle)
+
+        def note(chosen: Sequence[tuple[int, str]]) -> Message:
+            # the items left out, in later rounds too: they are in the originals
+            return _tagged_note([s for _, s in chosen], len(session.items) - len(chosen),
+                                offload_id)
+
         chosen: list[tuple[int, str]] = []
         for candidate in sorted(candidates, key=lambda c: len(c[1])):
             trial = sorted([*chosen, candidate])
-            if counter.count_messages([*head, _note([s for _, s in trial]), *tail]) <= budget:
+            if counter.count_messages([*head, note(trial), *tail]) <= budget:
                 chosen = trial
-        note = [_note([s for _, s in chosen])] if chosen else []
-        return Compressed([*head, *note, *tail])
+        return Compressed([*head, *([note(chosen)] if chosen else []), *tail])
 
     return compress
