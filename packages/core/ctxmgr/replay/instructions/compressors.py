@@ -108,8 +108,8 @@ def _note(lines: Sequence[str]) -> Message:
 def _tagged_note(lines: Sequence[str], left_out: int, offload_id: str) -> Message:
     """A note laid out as ctxmgr's (:func:`~ctxmgr.autocontext.strategies.user_turns.user_note`):
     the header, a line each, how many were left out, and the offload tag every stand-in
-    carries, which a reference that skipped it would spend on lines (at a tenth of a chat
-    session, about a tenth of the note)."""
+    carries: a reference without them would spend their tokens on lines (with the
+    header, nearly a fifth of the note at a tenth of a chat session)."""
     more = [f"(+{left_out} more)"] if left_out else []
     return text_message("user", "\n".join([USER_NOTE_HEADER, *lines, *more,
                                            offload_tag(offload_id)]))
