@@ -649,6 +649,9 @@ def test_an_update_in_other_words_is_likely_and_ranks_first(earlier: str, later:
     # nor is the "now" of time gone by
     ("Keep the planned downtime under 222 minutes.",
      "I've been on hold with the carrier for 31 minutes now."),
+    # not for a name either
+    ("Please copy Ana Lopez on escalations.",
+     "I've waited 40 minutes now for Ben Ortiz to answer about escalations."),
 ])
 def test_two_things_said_alike_are_not_a_likely_update(earlier: str, later: str) -> None:
     assert not supersedes(later, earlier)

@@ -255,7 +255,7 @@ def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int,
     evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
     evidence += len(_forms(later) & _forms(earlier))
     evidence += len({"money", "percent"} & kinds & old_kinds)
-    if old_kinds == {"name"} and "name" in kinds and _CHANGE.search(later):
+    if old_kinds == {"name"} and "name" in kinds and _says_change(later):
         evidence += 1  # a name, said anew in words of change ("call me X instead")
     for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
         evidence += 1 if kind[5:] in _TIME_UNITS else 2
