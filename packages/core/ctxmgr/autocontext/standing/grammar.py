@@ -9,12 +9,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from ctxmgr.autocontext.identifiers import distinctive_strings
-from ctxmgr.autocontext.standing.values import (
-    _NUMBER_UNIT,
-    _names,
-    _unit,
-    value_kinds,
-)
+from ctxmgr.autocontext.standing.values import _NUMBER_UNIT, _names, _unit, value_kinds
 from ctxmgr.autocontext.standing.words import (
     _APOSTROPHE,
     _BINDING,

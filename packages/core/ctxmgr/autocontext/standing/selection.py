@@ -7,28 +7,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from ctxmgr.autocontext.standing.grammar import (
-    _binds,
-    _pattern,
-    _says_change,
-)
-from ctxmgr.autocontext.standing.statements import (
-    Statement,
-)
-from ctxmgr.autocontext.standing.updates import (
-    _latest,
-    likely_updates,
-)
-from ctxmgr.autocontext.standing.values import (
-    _values,
-    value_kinds,
-)
-from ctxmgr.autocontext.standing.weight import (
-    priority,
-)
-from ctxmgr.autocontext.standing.words import (
-    _DEIXIS,
-)
+from ctxmgr.autocontext.standing.grammar import _binds, _pattern, _says_change
+from ctxmgr.autocontext.standing.statements import Statement
+from ctxmgr.autocontext.standing.updates import _latest, likely_updates
+from ctxmgr.autocontext.standing.values import _values, value_kinds
+from ctxmgr.autocontext.standing.weight import priority
+from ctxmgr.autocontext.standing.words import _DEIXIS
 
 LIKELY_RANK = 2
 """The most an earlier statement ranks once a later one likely updates it: the least of

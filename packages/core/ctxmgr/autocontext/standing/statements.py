@@ -9,18 +9,9 @@ from dataclasses import dataclass
 
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
 from ctxmgr.autocontext.record import without_record
-from ctxmgr.autocontext.standing.grammar import (
-    _binds,
-    _content_words,
-    _is_trivial,
-    _lead_in_end,
-)
-from ctxmgr.autocontext.standing.values import (
-    value_kinds,
-)
-from ctxmgr.autocontext.standing.weight import (
-    priority,
-)
+from ctxmgr.autocontext.standing.grammar import _binds, _content_words, _is_trivial, _lead_in_end
+from ctxmgr.autocontext.standing.values import value_kinds
+from ctxmgr.autocontext.standing.weight import priority
 from ctxmgr.autocontext.standing.words import (
     _ADDRESSEE,
     _APOSTROPHE,

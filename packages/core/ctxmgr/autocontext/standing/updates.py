@@ -20,9 +20,7 @@ from ctxmgr.autocontext.standing.grammar import (
     _same_word,
     _says_change,
 )
-from ctxmgr.autocontext.standing.statements import (
-    Statement,
-)
+from ctxmgr.autocontext.standing.statements import Statement
 from ctxmgr.autocontext.standing.values import (
     _forms,
     _id_shapes,

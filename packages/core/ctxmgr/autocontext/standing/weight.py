@@ -6,18 +6,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ctxmgr.autocontext.standing.grammar import (
-    _binds,
-    _imperative,
-)
-from ctxmgr.autocontext.standing.values import (
-    value_kinds,
-)
-from ctxmgr.autocontext.standing.words import (
-    _ADDRESSEE,
-    _DEIXIS,
-    _words,
-)
+from ctxmgr.autocontext.standing.grammar import _binds, _imperative
+from ctxmgr.autocontext.standing.values import value_kinds
+from ctxmgr.autocontext.standing.words import _ADDRESSEE, _DEIXIS, _words
 
 
 @lru_cache(maxsize=8192)
