@@ -40,7 +40,7 @@ from ctxmgr.autocontext.strategies.base import (
 )
 from ctxmgr.messages import Message
 
-__all__ = ["UserTurns", "user_note"]
+__all__ = ["UserTurns", "user_note", "user_note_text"]
 
 _WEIGHTY = 2  # a priority from here on: the sentence binds or carries a value
 _FILL_STEP = 16  # characters: a note sized to its room stops searching this close to it
@@ -54,12 +54,18 @@ def user_note(statements: Sequence[Statement], max_chars: int, *,
     priority, shown in order, and how many did not), and the statements it holds
     (``among`` and ``score`` as :func:`~ctxmgr.autocontext.standing.select` takes them)."""
     kept, left_out = select(statements, max_chars, among=among, score=score)
-    lines = [USER_NOTE_HEADER, *(s.text for s in kept)]  # no bullets: a token a line
-    if not kept:
-        lines.append("(nothing that still stands)")
+    return user_note_text([s.text for s in kept], left_out), kept
+
+
+def user_note_text(lines: Sequence[str], left_out: int) -> str:
+    """The note's layout: the header, a line each (no bullets: a token a line), and how
+    many statements were left out."""
+    out = [USER_NOTE_HEADER, *lines]
+    if not lines:
+        out.append("(nothing that still stands)")
     if left_out:
-        lines.append(f"(+{left_out} more)")
-    return "\n".join(lines), kept
+        out.append(f"(+{left_out} more)")
+    return "\n".join(out)
 
 
 class UserTurns:

@@ -30,7 +30,7 @@ from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
-from ctxmgr.autocontext.standing import USER_NOTE_HEADER
+from ctxmgr.autocontext.strategies.user_turns import user_note_text
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import tool_groups
@@ -106,13 +106,11 @@ def _note(lines: Sequence[str]) -> Message:
 
 
 def _tagged_note(lines: Sequence[str], left_out: int, offload_id: str) -> Message:
-    """A note laid out as ctxmgr's (:func:`~ctxmgr.autocontext.strategies.user_turns.user_note`):
-    the header, a line each, how many were left out, and the offload tag every stand-in
-    carries: a reference without them would spend their tokens on lines (with the
-    header, nearly a fifth of the note at a tenth of a chat session)."""
-    more = [f"(+{left_out} more)"] if left_out else []
-    return text_message("user", "\n".join([USER_NOTE_HEADER, *lines, *more,
-                                           offload_tag(offload_id)]))
+    """A note laid out as ctxmgr's
+    (:func:`~ctxmgr.autocontext.strategies.user_turns.user_note_text`), with the offload
+    tag every stand-in carries: a reference without them would spend their tokens on
+    lines (with the header, nearly a fifth of the note at a tenth of a chat session)."""
+    return text_message("user", f"{user_note_text(lines, left_out)}\n{offload_tag(offload_id)}")
 
 
 def _trim_tail(head: list[Message], tail: list[Message], budget: int,
