@@ -1,6 +1,6 @@
 """Instruction survival: do the user's planted instructions survive repeated compression?
 
-Generates seeded sessions (``ctxmgr.replay.instructions``), chat-only and tool-heavy,
+Generates seeded sessions (``benchmarks/planted``), chat-only and tool-heavy,
 each with about twenty planted items (safety rules, hard constraints, facts, goals,
 preferences; some updated later with a new value), in four disjoint phrasing families
 (``design``, ``heldout``, ``probe``, ``fresh``). Each session is compressed into 30, 20
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ctxmgr.replay.instructions import (
+from planted import (
     FAMILIES,
     ITEM_TYPES,
     KINDS,
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "## Instruction survival: what the user said, through repeated compression",
             f"Produced by `{command.strip()}` (Python {platform.python_version()}, token "
             f"counter `{counter!r}`, {seconds:.0f} s). Generated sessions "
-            f"(`ctxmgr.replay.instructions`), {size_text}; each holds about "
+            f"(`benchmarks/planted`), {size_text}; each holds about "
             "20 planted items (safety rules, hard constraints, facts, goals, preferences) "
             "said early, in the middle and late, 5 of them updated later with a new value, "
             "in one of four disjoint phrasing families (`design` to design on; `heldout`, "

@@ -10,7 +10,7 @@ a 32,000-token window by default): each step is added and ``compress_if_needed()
 called, as an agent does before every model call, until ``--offloaded`` original
 messages (10,000 by default) are hidden behind the working view's stand-ins, nested
 summaries of summaries included. The steps are generated, seeded: the tool steps of
-``ctxmgr.replay.instructions.filler.tool_step`` (ls, git log, pytest, grep, log tails,
+``planted.filler.tool_step`` (ls, git log, pytest, grep, log tails,
 file reads, HTTP JSON, ticket search, tracebacks; 100 B to 2 KB), and one step in
 eight a large result (a file read of 80-600 numbered lines of generated Python, or a
 verbose pytest run, 4-40 KB), so ranges are of very uneven size as in real runs.
@@ -84,8 +84,8 @@ from ctxmgr.autocontext.reload import reload_floor, reload_room
 from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.autocontext.search_index import encode_index
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
-from ctxmgr.replay.instructions.filler import SYSTEM_PROMPTS, TASKS, tool_step
-from ctxmgr.replay.instructions.values import WORDS
+from planted.filler import SYSTEM_PROMPTS, TASKS, tool_step
+from planted.values import WORDS
 from ctxmgr.replay.report import markdown_table
 from ctxmgr.store.base import Store
 from ctxmgr.store.files import FileStore

@@ -1,11 +1,11 @@
 """Generated user sessions driven through a real framework, and what each prompt must keep.
 
-The sessions come from :mod:`ctxmgr.replay.instructions` (held-out phrasings): a
+The sessions come from :mod:`planted` (held-out phrasings): a
 hundred user turns with twenty planted items (safety rules, constraints and facts
 with values, goals, preferences), five of them changed later to a new value. A
 :class:`SurvivalCheck` follows which user turns the framework has been given so far
 and, on every prompt the fake model receives, asks
-:func:`~ctxmgr.replay.instructions.score_prompt` whether each item said so far is
+:func:`~planted.score_prompt` whether each item said so far is
 there with the value it has at that point: the planted value until the change is
 said, from then on the new one.
 """
@@ -20,7 +20,7 @@ import pytest
 
 from ctxmgr import CompressionEvent, Message, default_counter
 from ctxmgr.autocontext.standing import USER_NOTE_HEADER
-from ctxmgr.replay.instructions import (
+from planted import (
     PlantedItem,
     Session,
     SessionSpec,
@@ -76,7 +76,7 @@ class SurvivalCheck:
     """Checks every prompt against the items said so far (call :meth:`said` before
     handing the framework each user turn, and this with every prompt the model gets).
 
-    An item is kept as :func:`~ctxmgr.replay.instructions.score_prompt` says: every value
+    An item is kept as :func:`~planted.score_prompt` says: every value
     it needs at that point is in the prompt and, once the user changed it, the new value
     has the last word (the user's turns, or a note written before the change, may still
     show the old value earlier on).

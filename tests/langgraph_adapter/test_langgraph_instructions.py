@@ -26,7 +26,7 @@ from planted_instructions import CHAT, TOOLS, WINDOW, SurvivalCheck, known_loss
 from profiles import LONG
 
 from ctxmgr import AutoContextConfig, CompressionEvent, Message, default_counter
-from ctxmgr.replay.instructions import Session, generate_session
+from planted import Session, generate_session
 from ctxmgr_langgraph.convert import to_langchain
 from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 

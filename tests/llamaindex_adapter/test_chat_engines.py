@@ -23,7 +23,7 @@ from llamaindex_agents import PromptChecker
 
 from ctxmgr import InMemoryStore, Message, text_message
 from ctxmgr.autocontext.marker import find_offload_ids
-from ctxmgr.replay.instructions import SessionSpec, generate_session
+from planted import SessionSpec, generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM

@@ -27,7 +27,7 @@ from planted_instructions import CHAT, WINDOW, SurvivalCheck, known_loss
 from profiles import LONG
 
 from ctxmgr import AutoContextConfig, InMemoryStore
-from ctxmgr.replay.instructions import generate_session
+from planted import generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import ScriptedLLM

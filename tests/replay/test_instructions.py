@@ -28,7 +28,7 @@ from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
 from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from ctxmgr.replay.fidelity import visible_text
-from ctxmgr.replay.instructions import (
+from planted import (
     FAMILIES,
     ITEM_TYPES,
     KINDS,
@@ -49,7 +49,7 @@ from ctxmgr.replay.instructions import (
     score_prompt,
     summarize,
 )
-from ctxmgr.replay.instructions.phrasings import SUBJECTS, TEMPLATES, UPDATABLE, UPDATES
+from planted.phrasings import SUBJECTS, TEMPLATES, UPDATABLE, UPDATES
 from ctxmgr.tokens import default_counter
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_instructions.py"

@@ -32,7 +32,7 @@ from ctxmgr.messages import (
     message_to_dict,
 )
 from ctxmgr.pairing import validate_pairing
-from ctxmgr.replay.instructions import (
+from planted import (
     SessionSpec,
     ctxmgr_compressor,
     generate_session,

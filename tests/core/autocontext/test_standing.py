@@ -5,7 +5,7 @@ preference or a goal is kept word for word (only a short opening remark may go),
 courtesy is not; when a value is changed for the same thing, the latest one stands;
 and when the note cannot hold everything, what binds or carries a value goes first
 and chatter never takes the room of what matters. Checked on hand-made sentences and
-on generated sessions in both phrasing families (``ctxmgr.replay.instructions``).
+on generated sessions in both phrasing families (``benchmarks/planted``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ctxmgr.autocontext.standing import (
     without_coda,
 )
 from ctxmgr.messages import text_message
-from ctxmgr.replay.instructions import (
+from planted import (
     FAMILIES,
     KINDS,
     Session,

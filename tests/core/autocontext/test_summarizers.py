@@ -68,7 +68,7 @@ from ctxmgr.messages import (
     text_message,
 )
 from ctxmgr.pairing import validate_pairing
-from ctxmgr.replay.instructions import SessionSpec, filler, generate_session
+from planted import SessionSpec, filler, generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.store.memory import InMemoryStore
 

@@ -40,7 +40,7 @@ from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
-from ctxmgr.replay.instructions import KINDS, SessionSpec, generate_session, run_protocol
+from planted import KINDS, SessionSpec, generate_session, run_protocol
 from ctxmgr.store.memory import InMemoryStore
 
 SAID = ("Never touch the prod database.", "ok thanks", "The refund cap is $450.",

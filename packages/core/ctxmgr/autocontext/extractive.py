@@ -30,7 +30,7 @@ result line that recurs in the range, the same words with other numbers or not
 ("Step 3 done", "Step 4 done"), is kept once, in its latest form. No phrase list:
 the rules use the values a sentence carries, its grammatical person, its length and
 its repeats, designed on generated sessions with many phrasings
-(``ctxmgr.replay.instructions``) and on the recorded runs.
+(``benchmarks/planted``) and on the recorded runs.
 
 **Room.** Items are whole: a sentence, a call, a result line. Within ``max_chars``
 room goes first to the user's statements that bind or carry a value, then the other

@@ -10,7 +10,7 @@ prompt (:mod:`ctxmgr.autocontext.strategies.user_turns`); replay's
 
 **The rules.** Nothing here depends on labels ("RULE:") or on a list of
 instruction phrasings; the signals are general ones, designed on generated
-sessions with many phrasings (``ctxmgr.replay.instructions``):
+sessions with many phrasings (``benchmarks/planted``):
 
 * *Sentences.* A message is cut at line breaks and after ``.``, ``!`` or ``?``
   followed by a space (a cut too many only splits a kept sentence in two), but a rule

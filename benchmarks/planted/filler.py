@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
-from ctxmgr.replay.instructions.values import WORDS
+from planted.values import WORDS
 
 __all__ = [
     "SYSTEM_PROMPTS",

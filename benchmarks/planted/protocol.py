@@ -24,10 +24,10 @@ from typing import Any, Literal
 
 from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import Message
-from ctxmgr.replay.instructions.compressors import Compressor, ctxmgr_compressor
-from ctxmgr.replay.instructions.generator import POSITIONS, Session
-from ctxmgr.replay.instructions.phrasings import ITEM_TYPES
-from ctxmgr.replay.instructions.scoring import ItemScore, score_prompt
+from planted.compressors import Compressor, ctxmgr_compressor
+from planted.generator import POSITIONS, Session
+from planted.phrasings import ITEM_TYPES
+from planted.scoring import ItemScore, score_prompt
 from ctxmgr.tokens import TokenCounter, default_counter
 
 __all__ = [

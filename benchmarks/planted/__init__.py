@@ -6,7 +6,7 @@ five rounds in a row). Measuring code: never imported at run time.
 
 ::
 
-    from ctxmgr.replay.instructions import (
+    from planted import (
         SessionSpec, generate_session, run_protocol, score_prompt, summarize)
 
     session = generate_session(7, SessionSpec(kind="tools", family="heldout"))
@@ -16,25 +16,25 @@ five rounds in a row). Measuring code: never imported at run time.
     run = run_protocol(session, share=0.2, mode="wire")  # five rounds with ctxmgr
     [s.survival for s in summarize([run])]               # per round
 
-* :mod:`~ctxmgr.replay.instructions.generator`: sessions, items, their checks;
-* :mod:`~ctxmgr.replay.instructions.phrasings`: subjects and the four phrasing families;
-* :mod:`~ctxmgr.replay.instructions.values`: values that cannot occur by chance;
-* :mod:`~ctxmgr.replay.instructions.filler`: what surrounds the items;
-* :mod:`~ctxmgr.replay.instructions.scoring`: kept, stale, kept with its words;
-* :mod:`~ctxmgr.replay.instructions.compressors`: ctxmgr and two references;
-* :mod:`~ctxmgr.replay.instructions.protocol`: rounds, modes, summaries, targets.
+* :mod:`~planted.generator`: sessions, items, their checks;
+* :mod:`~planted.phrasings`: subjects and the four phrasing families;
+* :mod:`~planted.values`: values that cannot occur by chance;
+* :mod:`~planted.filler`: what surrounds the items;
+* :mod:`~planted.scoring`: kept, stale, kept with its words;
+* :mod:`~planted.compressors`: ctxmgr and two references;
+* :mod:`~planted.protocol`: rounds, modes, summaries, targets.
 
 ``benchmarks/bench_instructions.py`` runs the whole protocol and writes its tables.
 """
 
-from ctxmgr.replay.instructions.compressors import (
+from planted.compressors import (
     Compressed,
     Compressor,
     ceiling_compressor,
     checklist_compressor,
     ctxmgr_compressor,
 )
-from ctxmgr.replay.instructions.generator import (
+from planted.generator import (
     KINDS,
     POSITIONS,
     Kind,
@@ -46,8 +46,8 @@ from ctxmgr.replay.instructions.generator import (
     generate_session,
     generate_sessions,
 )
-from ctxmgr.replay.instructions.phrasings import FAMILIES, ITEM_TYPES, Family, ItemType
-from ctxmgr.replay.instructions.protocol import (
+from planted.phrasings import FAMILIES, ITEM_TYPES, Family, ItemType
+from planted.protocol import (
     MODES,
     ROUNDS,
     SHARES,
@@ -62,7 +62,7 @@ from ctxmgr.replay.instructions.protocol import (
     summarize,
     window_for,
 )
-from ctxmgr.replay.instructions.scoring import (
+from planted.scoring import (
     ItemScore,
     is_kept,
     is_kept_with_words,

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ctxmgr.replay.instructions.values import ValueKind
+from planted.values import ValueKind
 
 __all__ = [
     "FAMILIES",

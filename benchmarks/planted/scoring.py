@@ -9,7 +9,7 @@ turns, kept verbatim while they fit, say "$450" before "$650"), but never after 
 latest one: a prompt that shows "$650" and then "$450" tells the model the old cap.
 :func:`is_stale` says, more strictly, whether a replaced value shows at all.
 Values occur nowhere else in their session (see
-:func:`~ctxmgr.replay.instructions.generator.check_session`), so a match is
+:func:`~planted.generator.check_session`), so a match is
 the item, not a coincidence.
 
 A value alone can survive without what it was about: a stand-in's list of
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from ctxmgr.messages import Message
 from ctxmgr.replay.fidelity import visible_text
-from ctxmgr.replay.instructions.generator import PlantedItem, Position
-from ctxmgr.replay.instructions.phrasings import ItemType
+from planted.generator import PlantedItem, Position
+from planted.phrasings import ItemType
 
 __all__ = [
     "CONTEXT_WORDS",

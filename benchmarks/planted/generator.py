@@ -23,8 +23,8 @@ from typing import Literal
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.replay.fidelity import visible_text
-from ctxmgr.replay.instructions import filler
-from ctxmgr.replay.instructions.phrasings import (
+from planted import filler
+from planted.phrasings import (
     FAMILIES,
     ITEM_TYPES,
     SUBJECTS,
@@ -38,7 +38,7 @@ from ctxmgr.replay.instructions.phrasings import (
     pick_style,
     render,
 )
-from ctxmgr.replay.instructions.values import draw, is_distinctive
+from planted.values import draw, is_distinctive
 
 __all__ = [
     "KINDS",
