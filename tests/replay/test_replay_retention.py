@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from builders import Scripted
 
-from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
+from ctxmgr.autocontext.actions import collapse_whitespace, key_argument, name_parts
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.standing import standing_content
@@ -162,6 +162,38 @@ def test_a_call_needs_both_its_name_and_its_key_argument() -> None:
         assert r.calls_named == 2
 
 
+LONG_GREP = 'grep -n -B20 "def test_reindl" ./pvlib/tests/test_irradiance.py'
+"""A command of more than 60 characters whose last word is the file it reads."""
+
+
+def _grep_named(*stand_in: str) -> int:
+    """Of a grep on a long path and one on another file, the calls named by a prompt
+    that holds ``stand_in`` (one message each) instead of them."""
+    h = [text_message("user", "Fix reindl.", id="u"),
+         _call(0, "bash", {"command": LONG_GREP}), _result(0, "206: def test_reindl():"),
+         _call(1, "bash", {"command": 'grep -n -B20 "def test_reindl" ./pvlib/other.py'}),
+         _result(1, "no match"), text_message("assistant", "Done.", id="final")]
+    checker = FidelityChecker(TrajectoryFacts(h), COUNTER)
+    prompt = [h[0], *(_note(text) for text in stand_in)]
+    retention = checker.check(len(h) - 1, prompt).retention
+    assert retention.tool_calls == 2
+    return retention.calls_named
+
+
+def test_a_long_command_is_named_by_its_start_and_the_file_it_ends_on() -> None:
+    # the first line in at most 60 characters: its start and its path, not its start alone
+    assert key_argument(ToolUseBlock(id="c", name="bash", input={"command": LONG_GREP})) \
+        == 'grep -n -B20 "def test_reindl" … tests/test_irradiance.py'
+    assert _grep_named('bash:\ngrep -n -B20 "def test_reindl" … tests/test_irradiance.py') == 1
+    assert _grep_named(f"Earlier I ran bash: {LONG_GREP}, which found line 206.") == 1
+    # the start alone names neither grep: they differ only in their file
+    assert _grep_named('bash: grep -n -B20 "def test_reindl"') == 0
+
+
+def test_the_parts_of_a_name_count_only_in_one_message() -> None:
+    assert _grep_named('bash: grep -n -B20 "def test_reindl"', "tests/test_irradiance.py") == 0
+
+
 def test_a_call_without_arguments_is_named_by_its_tool_name_alone() -> None:
     dropped = _retention(_without("a1", "r1"))
     named = _retention(lambda h: [_note("list_reservations: none") if m.id == "a1" else m
@@ -220,8 +252,8 @@ def _naive(history: Sequence[Message], prompt: Sequence[Message]) -> CallRetenti
         any(collapse_whitespace(s) in t for t in named)
         for s in standing_content(visible_text(u)))]
     calls = [use for m in history for use in m.tool_uses]
-    kept = [use for use in calls if any(use.name in t for t in named) and (
-        not key_argument(use) or any(key_argument(use) in t for t in named))]
+    kept = [use for use in calls if any(use.name in t for t in named) and any(
+        all(part in t for part in name_parts(key_argument(use))) for t in named)]
     return CallRetention(user_messages=len(users), users_retained=len(verbatim) + len(standing),
                          users_verbatim=len(verbatim), tool_calls=len(calls),
                          calls_named=len(kept))

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import json_objects
 
-from ctxmgr.autocontext.actions import KEY_CHARS, collapse_whitespace, key_argument
+from ctxmgr.autocontext.actions import KEY_CHARS, collapse_whitespace, key_argument, name_parts
 from ctxmgr.messages import ToolUseBlock
 
 
@@ -59,7 +60,7 @@ def test_only_top_level_values_count() -> None:
     assert key(files=["a/b.py", "c/d.py"]) == ""
 
 
-# ---------------------------------------------------------------- its head
+# ---------------------------------------------------------------- its name
 
 
 def test_a_multi_line_value_is_named_by_its_first_non_empty_line_whitespace_collapsed() -> None:
@@ -69,11 +70,13 @@ def test_a_multi_line_value_is_named_by_its_first_non_empty_line_whitespace_coll
     assert key(command=heredoc) == "cat > repro.py << 'EOF'"
 
 
-def test_a_long_value_is_cut_at_the_last_word_boundary_within_60_characters() -> None:
+def test_a_long_value_without_a_path_at_its_end_keeps_its_start_cut_at_a_word() -> None:
     command = "python -m pytest tests/test_models.py tests/test_views.py -x -q --tb=short"
-    head = key(command=command)
-    assert head == "python -m pytest tests/test_models.py tests/test_views.py -x"
-    assert len(head) <= KEY_CHARS == 60 and command.startswith(head)
+    assert key(command=command) == \
+        "python -m pytest tests/test_models.py tests/test_views.py …"
+    note = ("Calculate the total cost for upgrading both passengers to business class and "
+            "compare it with the budget.")
+    assert key(thought=note) == "Calculate the total cost for upgrading both passengers to …"
 
 
 def test_a_value_of_exactly_60_characters_is_kept_whole() -> None:
@@ -81,11 +84,50 @@ def test_a_value_of_exactly_60_characters_is_kept_whole() -> None:
     assert key(command=command) == command
 
 
-def test_a_long_value_without_a_boundary_in_its_second_half_is_cut_at_60() -> None:
-    # a word boundary before character 30 would throw away more than half the room
-    command = "python -m pytest tests/test_something_long.py::TestClass::test_method -x"
-    assert key(command=command) == command[:60]
-    assert key(command="x" * 80) == "x" * 60
+def test_a_long_value_without_a_late_boundary_is_cut_where_the_room_ends() -> None:
+    # a word boundary before character 44 would throw away more than a quarter of it
+    command = "python -m pytest tests/test_something_long.py::TestClass::test_method_x -x"
+    assert key(command=command) == command[:58] + " …"
+    assert key(command="x" * 80) == "x" * 58 + " …"
+
+
+def test_a_command_keeps_the_path_it_ends_on() -> None:
+    # issue 41: the record named this call 'grep -n -B20 "def test_reindl"', with no file
+    assert key(command='grep -n -B20 "def test_reindl" ./pvlib/tests/test_irradiance.py') \
+        == 'grep -n -B20 "def test_reindl" … tests/test_irradiance.py'
+    assert key(command="sed -n '1871,1920p' /testbed/src/sqlfluff/dialects/dialect_ansi.py") \
+        == "sed -n '1871,1920p' … src/sqlfluff/dialects/dialect_ansi.py"
+
+
+def test_what_follows_the_path_comes_with_it_when_it_fits() -> None:
+    assert key(command='grep -n "def iter_partials" src/sqlfluff/core/linter/runner.py -A20') \
+        == 'grep -n "def iter_partials" … core/linter/runner.py -A20'
+    assert key(command='grep -n -B10 -A10 "@pytest.fixture" ./pvlib/tests/test_irradiance.py'
+                       ' | grep -A10 "irrad_data"') \
+        == 'grep -n -B10 -A10 "@pytest.fixture" … test_irradiance.py …'
+
+
+def test_a_long_start_is_cut_beside_the_file_name() -> None:
+    assert key(command='cd /testbed && grep -n "def get_group_by_cols" '
+                       "django/db/models/expressions.py") \
+        == 'cd /testbed && grep -n "def get_group_by_co … expressions.py'
+
+
+def test_a_path_early_in_the_line_needs_no_ellipsis_before_it() -> None:
+    command = "cat src/sqlfluff/rules/L036.py | grep -n -B5 -A15 \"ws_to_delete\" | head -40"
+    assert key(command=command) == "cat src/sqlfluff/rules/L036.py | grep -n -B5 -A15 …"
+
+
+def test_a_redirection_or_a_sed_script_is_not_taken_for_the_path() -> None:
+    command = ("cd /testbed && git diff src/sqlfluff/rules/L003.py > my_patch.txt 2>/dev/null "
+               "&& echo done")
+    assert key(command=command).endswith("… my_patch.txt …")
+
+
+def test_the_parts_of_a_name_are_the_stretches_between_its_ellipses() -> None:
+    assert name_parts('grep -n "x" … tests/test_a.py …') == ('grep -n "x"', "tests/test_a.py")
+    assert name_parts("cat a.py") == ("cat a.py",)
+    assert name_parts("") == ()
 
 
 # ---------------------------------------------------------------- properties
@@ -93,17 +135,40 @@ def test_a_long_value_without_a_boundary_in_its_second_half_is_cut_at_60() -> No
 
 @settings(max_examples=200, deadline=None)
 @given(arguments=json_objects())
-def test_the_key_is_the_start_of_one_top_level_value_and_at_most_60_characters(
+def test_the_key_shows_pieces_of_one_top_level_values_first_line_in_60_characters(
         arguments: dict[str, Any]) -> None:
     head = key_argument(ToolUseBlock(id="c1", name="tool", input=arguments))
     assert len(head) <= KEY_CHARS
     if not head:
         return
-    lines = [collapse_whitespace(ln) for v in arguments.values()
-             if isinstance(v, str | int | float) and not isinstance(v, bool)
-             for ln in str(v).splitlines()]
-    assert any(line.startswith(head) for line in lines), (head, arguments)
+    lines = [collapse_whitespace(next((ln for ln in str(v).splitlines() if ln.strip()), ""))
+             for v in arguments.values()
+             if isinstance(v, str | int | float) and not isinstance(v, bool)]
+    assert any(_in_order(name_parts(head), line) for line in lines), (head, arguments)
     assert head == head.strip() and "\n" not in head
+
+
+@settings(max_examples=300, deadline=None)
+@given(words=st.lists(st.sampled_from([
+    "grep", "-n", "-A20", "|", "head", "&&", "cd", "/testbed", '"def test_x"', "2>&1",
+    "src/pkg/module_name.py", "./a/very/long/directory/name/file_name.py", "x" * 70,
+    "django/db/models/expressions.py", "'s/a/b/g'", "Ümlaut", "数据库"]), min_size=1,
+    max_size=20))
+def test_a_long_line_is_named_by_pieces_of_it_in_order(words: list[str]) -> None:
+    line = " ".join(words)
+    name = key(command=line)
+    assert len(name) <= KEY_CHARS and _in_order(name_parts(name), line)
+    assert (name == line) == (len(line) <= KEY_CHARS)
+
+
+def _in_order(parts: tuple[str, ...], line: str) -> bool:
+    at = 0
+    for part in parts:
+        k = line.find(part, at)
+        if k < 0:
+            return False
+        at = k + len(part)
+    return True
 
 
 @pytest.mark.parametrize("arguments", [

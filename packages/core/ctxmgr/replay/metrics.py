@@ -41,8 +41,9 @@ Retention, per call, of what came before it (the rules are in
   user messages; a courtesy with no standing content counts as retained;
 * ``user_verbatim`` (beyond SPEC §8, the stricter companion): earlier user messages
   whose whole text is in the prompt verbatim / earlier user messages;
-* ``actions_retained``: earlier tool calls whose tool name and key argument the
-  prompt's text (whitespace collapsed) still holds / earlier tool calls.
+* ``actions_retained``: earlier tool calls whose tool name and the first line of
+  whose key argument, in at most 60 characters (the name a stand-in's record gives
+  it), the prompt's text (whitespace collapsed) still holds / earlier tool calls.
 
 A share whose denominator is empty (no needed facts, nothing missing, no tool
 result yet, no earlier user message or tool call) is 1.0: nothing was lost.

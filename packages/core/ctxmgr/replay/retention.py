@@ -21,14 +21,20 @@ prompt holds it
 **actions_retained.** Per model call, the *earlier tool calls* are the tool-call
 blocks of the messages before it. One is *named* when the prompt's visible text, with
 tool-call names and runs of whitespace collapsed
-(:func:`~ctxmgr.replay.visible.named_text`), contains both the call's tool name and
-the head of its key argument (:func:`~ctxmgr.autocontext.actions.key_argument`; a
-call without one needs only its name). A prompt that keeps the call's message
-verbatim names it.
+(:func:`~ctxmgr.replay.visible.named_text`), holds the call's tool name and the first
+line of its key argument in at most 60 characters: its name as a stand-in's record
+writes it (:func:`~ctxmgr.autocontext.actions.key_argument`: the line whole when it
+fits, else its start and the path it ends on, an ellipsis for what is left out). A
+message holds that name when it holds every stretch of it
+(:func:`~ctxmgr.autocontext.actions.name_parts`), so the record's line and the
+original call both count, and a summary that quotes the command does too. A call
+without a key argument needs only its tool name. A prompt that keeps the call's
+message verbatim names it.
 
 Both look at the whole prompt: a user's sentence or a call's key argument counts
 wherever it is, in a note, a summary, a later message or the original, but within
-one message (a match never spans two). Each is a share of its calls' sums, like the
+one message (a match never spans two; the stretches of a call's name are found in
+one message). Each is a share of its calls' sums, like the
 fact measures: retained / earlier, over every call (1.0 when nothing came earlier).
 
 What depends only on the trajectory (each user message's text and standing
@@ -44,7 +50,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
+from ctxmgr.autocontext.actions import collapse_whitespace, key_argument, name_parts
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.standing import standing_content
 from ctxmgr.messages import Message
@@ -112,6 +118,12 @@ class _Joined:
             return any(needle in t for t in self._texts)
         return needle in self._whole
 
+    def holds_all(self, needles: Sequence[str]) -> bool:
+        """One of the texts holds every one of ``needles``."""
+        if not all(n in self for n in needles):
+            return False
+        return len(needles) == 1 or any(all(n in t for n in needles) for t in self._texts)
+
 
 @dataclass(frozen=True, slots=True)
 class _User:
@@ -127,8 +139,10 @@ class _Call:
     index: int
     name: str
     name_in: frozenset[int]
-    key: str
+    key: tuple[str, ...]
+    """The stretches of the key argument's name (none: the call has no key argument)."""
     key_in: frozenset[int]
+    """History messages that hold every stretch."""
 
 
 class TrajectoryRetention:
@@ -156,9 +170,9 @@ class TrajectoryRetention:
                 self.users.append(_User(i, text, in_visible(text) if text else frozenset(),
                                         tuple((s, where(s)) for s in sentences)))
             for use in m.tool_uses:
-                key = key_argument(use)
-                self.calls.append(_Call(i, use.name, where(use.name), key,
-                                        where(key) if key else frozenset()))
+                key = name_parts(key_argument(use))
+                self.calls.append(_Call(i, use.name, where(use.name), key, _all_in(
+                    [where(part) for part in key])))
         self._user_at = [u.index for u in self.users]
         self._call_at = [c.index for c in self.calls]
 
@@ -191,8 +205,13 @@ class TrajectoryRetention:
             if c.name not in has_name:
                 has_name[c.name] = not kept.isdisjoint(c.name_in) or c.name in in_named
             if has_name[c.name] and (not c.key or not kept.isdisjoint(c.key_in)
-                                     or c.key in in_named):
+                                     or in_named.holds_all(c.key)):
                 named += 1
         return CallRetention(user_messages=len(users), users_retained=retained,
                              users_verbatim=verbatim, tool_calls=len(calls),
                              calls_named=named)
+
+
+def _all_in(sets: Sequence[frozenset[int]]) -> frozenset[int]:
+    """The messages in every one of ``sets`` (none for no sets)."""
+    return frozenset.intersection(*sets) if sets else frozenset()
