@@ -11,26 +11,31 @@ agent said.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
 from builders import answer, call, group, groups, result, system, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trajectory_dirs import FIXTURES
 
-from ctxmgr.autocontext.actions import collapse_whitespace
+from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.extractive import ExtractiveSummarizer
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.record import (
     CALLS_HEADER,
     FILES_HEADER,
     SAID_HEADER,
+    clause_start,
     is_record_line,
     outcome,
     range_record,
     record_lines,
     without_record,
 )
+from ctxmgr.autocontext.standing import sentences
 from ctxmgr.autocontext.strategies.base import summary_message
 from ctxmgr.autocontext.strategies.offload_history import OffloadHistory
 from ctxmgr.autocontext.strategies.previous_rounds import PreviousRounds
@@ -38,7 +43,8 @@ from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
 from ctxmgr.replay import FakeSummarizer, PolicyContext, create_policy, replay
 from ctxmgr.replay.ctxmgr_policy import CtxmgrPolicy
-from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.replay.visible import visible_text
 from ctxmgr.tokens import default_counter
 
 BIG = 100_000
@@ -89,11 +95,26 @@ def test_a_result_marked_as_an_error_without_a_status_or_message_says_error() ->
     assert outcome(block("it did not work", is_error=True)) == "error"
 
 
-def test_a_long_error_line_is_cut_to_120_characters() -> None:
+def test_a_long_error_line_is_cut_at_a_clause_end_within_120_characters_or_left_out() -> None:
     said = outcome(block("exit code 1\nRuntimeError: " + "x" * 500))
-    first_line = said.removeprefix("exit 1: ")
-    assert len(first_line) == 120 and first_line.endswith("…")
-    assert first_line.startswith("RuntimeError: xxx")
+    assert said == "exit 1: RuntimeError: …"
+    long = ("AssertionError: Not equal to tolerance rtol=1e-07, atol=0.0001; mismatched "
+            "elements: 1 / 4 (25%), max absolute difference: 0.35 and max relative "
+            "difference: nan")
+    said = outcome(block(f"exit code 1\n{long}"))
+    assert said == ("exit 1: AssertionError: Not equal to tolerance rtol=1e-07, atol=0.0001; "
+                    "mismatched elements: 1 / 4 (25%), …")
+    assert len(said.removeprefix("exit 1: ")) <= 120
+    assert outcome(block("exit code 2\nerror" + "x" * 300)) == "exit 2"  # no clause: left out
+
+
+def test_clause_start_never_cuts_a_url_a_path_or_a_word() -> None:
+    url = "see https://docs.pytest.org/en/stable/how-to/capture-warnings.html for more"
+    assert clause_start(url, 40) == ""
+    assert clause_start(f"Warnings, {url}", 40) == "Warnings, …"
+    said = "数据库已经更新。请不要再次运行迁移脚本，否则数据会重复。"
+    assert clause_start(said, 20) == "数据库已经更新。 …"
+    assert clause_start("short", 40) == "short"
 
 
 def test_failed_calls_of_the_recorded_coding_runs_are_named_by_their_exception(
@@ -110,9 +131,8 @@ def test_failed_calls_of_the_recorded_coding_runs_are_named_by_their_exception(
                               if exception.match(ln.strip())), None)
                 if first is None:
                     continue  # the output was cut before the exception line
-                if len(first) > 120:
-                    first = first[:119] + "…"
-                assert outcome(b) == f"exit 1: {first}"
+                first = clause_start(first, 120)
+                assert outcome(b) == (f"exit 1: {first}" if first else "exit 1")
                 checked += 1
     assert checked >= 5
 
@@ -273,13 +293,16 @@ def test_a_range_without_tool_calls_says_what_the_agent_said() -> None:
         SAID_HEADER, "- I checked the order.", "- The refund went through."])
 
 
-def test_what_the_agent_said_keeps_the_newest_within_the_cap_and_cuts_long_sentences() -> None:
+def test_what_the_agent_said_keeps_the_newest_within_the_cap_and_cuts_at_clause_ends(
+        ) -> None:
     h = [answer(f"Step {k} is done.", f"f{k}") for k in range(20)]
-    h.append(answer("A" * 300, "long"))
-    record = range_record(h, 120)
-    assert len(record) <= 120
+    h.append(answer("A" * 300, "blob"))  # no clause end to cut at: left out
+    h.append(answer("The refund of $120 went to the card on file, " + "and then " * 20
+                    + "it was confirmed.", "long"))
+    record = range_record(h, 160)
+    assert len(record) <= 160
     said = lines(record)[1:]
-    assert said[-1] == "- " + "A" * 99 + "…"
+    assert said[-1] == "- The refund of $120 went to the card on file, …"
     assert said[:-1] == [f"- Step {k} is done." for k in range(20 - len(said) + 1, 20)]
 
 
@@ -346,3 +369,143 @@ def test_with_fixed_summaries_ctxmgr_names_nine_in_ten_earlier_calls_on_the_shar
     swe = [t for t in shared_trajectories if not t.id.startswith("tau")]
     assert len(swe) == 24
     assert actions_retained(swe, 16_000) >= 0.9
+
+
+# ================================================================= issue 41: stand-ins of
+# recorded coding runs compressed at 16k with the extractive summarizer, as sent (clipped)
+
+
+@cache
+def _stand_ins(run_id: str, budget: int = 16_000) -> tuple[str, ...]:
+    """Every range stand-in ctxmgr wrote while replaying the recorded run ``run_id`` at
+    ``budget`` with the extractive summarizer (each text once)."""
+    [run] = [t for t in load_trajectories([FIXTURES]) if t.id == run_id]
+    memory = AutoContextMemory(AutoContextConfig(max_tokens=budget),
+                               counter=default_counter(), summarizer=ExtractiveSummarizer())
+    seen, texts = 0, dict[str, None]()
+    for i, m in enumerate(run.messages):
+        if m.role != "assistant":
+            continue
+        memory.add(run.messages[seen:i])
+        seen = i
+        memory.compress_if_needed()
+        for p in memory.prompt:
+            marker = CompressedMarker.of(p)
+            if marker is not None and marker.range and not p.has_tool_blocks:
+                texts[p.text] = None
+    return tuple(texts)
+
+
+def _swe_ids() -> list[str]:
+    return [t.id for t in load_trajectories([FIXTURES]) if not t.id.startswith("tau")]
+
+
+def _summary_items(text: str, section: str) -> list[str]:
+    """The "- " items under ``section`` of the summary a stand-in opens with."""
+    items: list[str] = []
+    inside = False
+    for line in without_record(text).splitlines():
+        if line.endswith(":") and not line.startswith("- "):
+            inside = line == f"{section}:"
+        elif inside and line.startswith("- "):
+            items.append(line[2:])
+    return items
+
+
+def _record_calls(text: str) -> list[tuple[str, str]]:
+    """(tool, key argument's name) of every call the stand-in's record lists."""
+    calls: list[tuple[str, str]] = []
+    record = text[text.index(CALLS_HEADER):] if CALLS_HEADER in text else ""
+    tool = ""
+    for line in record.splitlines()[1:]:
+        if not line or is_record_line(line) or line.startswith("<!--"):
+            break
+        if re.fullmatch(r"[A-Za-z_][\w.-]*:", line):
+            tool = line[:-1]
+        elif not line.startswith("(+"):
+            entry = re.sub(r"^\d+× ", "", line)
+            calls.append((tool, entry.split(" → ")[0]))
+    return calls
+
+
+@pytest.mark.parametrize("run_id", _swe_ids())
+def test_a_stand_in_lists_each_call_once(run_id: str) -> None:
+    stand_ins = _stand_ins(run_id)
+    assert stand_ins
+    for text in stand_ins:
+        calls = _record_calls(text)
+        assert len(calls) == len(set(calls)), text  # a call made again: one line, counted
+        summary = without_record(text)
+        for tool, name in calls:  # the summary does not list them again
+            assert f"{tool}: {name}" not in summary, (name, text)
+            assert f"- {name}" not in summary, (name, text)
+
+
+def test_a_command_longer_than_60_characters_keeps_the_file_it_ends_on(
+        swe_trajectories: list[Trajectory]) -> None:
+    checked = 0
+    for t in swe_trajectories:
+        record = range_record(t.messages, BIG)
+        for m in t.messages:
+            for use in m.tool_uses:
+                line = collapse_whitespace(str(use.input.get("command", "")).split("\n")[0])
+                last = line.rsplit(" ", 1)[-1].strip("\"'")
+                if len(line) <= 60 or not re.fullmatch(r"[\w./-]+\.py", last):
+                    continue
+                named = key_argument(use)
+                assert len(named) <= 60 and named.endswith(last.rsplit("/", 1)[-1]), named
+                assert named in record
+                checked += 1
+    assert checked >= 10
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>)\]]+")
+_MARK_RUN = re.compile(r"([^\w\s]|_)\1{2,}")
+
+
+def _run_text(run_id: str) -> tuple[set[str], set[str], set[str]]:
+    """Of the recorded run: its result lines (markup out, whitespace collapsed), the
+    sentences the agent wrote, and its URLs, each matched whole."""
+    [run] = [t for t in load_trajectories([FIXTURES]) if t.id == run_id]
+    lines: set[str] = set()
+    said: set[str] = set()
+    urls: set[str] = set()
+    for m in run.messages:
+        if m.role == "assistant":
+            said.update(sentences(m.text))
+        for r in m.tool_results:
+            lines.update(collapse_whitespace(re.sub(r"<[^>]*>", "", ln))
+                         for ln in r.text.splitlines())
+        urls.update(_URL.findall(visible_text(m)))
+    return lines, said, urls
+
+
+@pytest.mark.parametrize("run_id", _swe_ids())
+def test_findings_are_whole_lines_without_banners_separators_or_platform_lines(
+        run_id: str) -> None:
+    lines, _, urls = _run_text(run_id)
+    banners = {collapse_whitespace(_MARK_RUN.sub(" ", ln)) for ln in lines
+               if _MARK_RUN.search(ln)}
+    seen = 0
+    for text in _stand_ins(run_id):
+        for finding in _summary_items(text, "Findings"):
+            seen += 1
+            # a whole line of a result, or the count a banner carries ("2 failed in 0.3s")
+            assert finding in lines or (finding in banners and re.search(r"\d", finding)), \
+                finding
+            marks = sum(len(r.group()) for r in _MARK_RUN.finditer(finding))
+            assert marks * 2 < len(finding), finding  # no separator, no banner
+            assert not re.match(r"platform \w+ -- Python", finding), finding
+            assert set(_URL.findall(finding)) <= urls, finding  # no URL cut mid-way
+    assert seen > 0
+
+
+@pytest.mark.parametrize("run_id", _swe_ids())
+def test_what_the_agent_said_is_kept_in_whole_sentences(run_id: str) -> None:
+    _, said, _ = _run_text(run_id)
+    seen = 0
+    for text in _stand_ins(run_id):
+        for item in _summary_items(text, "Conclusions and open items"):
+            seen += 1
+            assert item in said, item  # never the part of one a clipped text cut
+    assert seen > 0

@@ -104,7 +104,7 @@ def test_a_literal_search_after_a_restart_reads_only_the_ranges_that_may_hold_it
     read: list[str] = []
     store = FaultyStore(index_faults=True, fail_get=lambda key, n: read.append(key) or False)
     mem = AutoContextMemory(CONFIG, counter=C, store=store)
-    names = _run(mem, seed=2, steps=160)
+    names = _run(mem, seed=2, steps=200)  # long enough that some names leave the prompt
     fresh = AutoContextMemory.from_json(mem.to_json(), config=CONFIG, counter=C, store=store)
     prompt = "\n".join(visible_text(m) for m in fresh.prompt)
     lost = [n for n in names if n not in prompt]

@@ -26,6 +26,7 @@ from builders import (
     result,
     user,
 )
+from planted import SessionSpec, filler, generate_session
 
 from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -56,6 +57,7 @@ from ctxmgr.autocontext.summarizers import (
     ExtractiveSummarizer,
     SummaryOutcome,
     asummarize_safely,
+    clip_for_summary,
     render_transcript,
     summarize_safely,
 )
@@ -68,7 +70,6 @@ from ctxmgr.messages import (
     text_message,
 )
 from ctxmgr.pairing import validate_pairing
-from planted import SessionSpec, filler, generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.store.memory import InMemoryStore
 
@@ -557,7 +558,7 @@ def test_extractive_summary_drops_announced_steps_of_recorded_runs_but_keeps_the
         assert len(announced) > 5 and not set(announced) & set(agent)
         # a sentence naming an identifier the calls do not show, said once (numbers
         # aside: "line 5 ..." and "line 9 ..." are one line said twice), stays
-        calls = "\n".join(sections(WHOLE.summarize(messages, "i"))[SUMMARY_SECTIONS[1]])
+        calls = "\n".join(entry for _, entry in record_lines(messages)[0])
         times = Counter(shape(s) for s in said)
         once = [s for s in said if times[shape(s)] == 1]
         telling = [s for s in once if any(d not in calls for d in distinctive_strings(s))]
@@ -573,9 +574,8 @@ def test_extractive_summary_keeps_a_recurring_line_once_at_its_latest() -> None:
     agent, findings = (sections(summary)[SUMMARY_SECTIONS[k]] for k in (3, 2))
     assert agent == ["Step 5 of 5 passed."]
     assert findings == ["progress: 100% done", "step 5 finished in 5.5s"]
-    # every call stays: each did something else
-    assert sections(summary)[SUMMARY_SECTIONS[1]] == [
-        f"bash: ./check.sh --step {k}" for k in range(1, 6)]
+    # every call stays, in the record: each did something else
+    assert record_lines(steps)[0] == [("bash", f"./check.sh --step {k}") for k in range(1, 6)]
 
 
 def test_no_two_lines_of_a_summary_differ_only_in_their_numbers(
@@ -624,34 +624,17 @@ def test_when_room_is_short_the_user_statements_with_values_go_before_the_rest()
         assert len(valued) > len(user_lines)  # the room was short indeed
 
 
-def test_extractive_summary_lists_calls_then_findings_then_the_agents_words(
+def test_extractive_summary_lists_findings_then_the_agents_words_and_no_call(
     swe_trajectories: list[Trajectory],
 ) -> None:
     for messages in swe_ranges(swe_trajectories):
-        parts = sections(WHOLE.summarize(messages, "i"))
-        assert list(parts) == [SUMMARY_SECTIONS[k] for k in (1, 2, 3)]
-        calls, _, _ = record_lines(messages)
-        lines = [f"{name}: {entry}" for name, entry in calls]
-        # each call as the stand-in's record names it, once, in the order made
-        assert parts[SUMMARY_SECTIONS[1]] == list(reversed(dict.fromkeys(reversed(lines))))
-
-
-def test_a_short_summary_names_the_oldest_calls_and_its_record_the_newest(
-    swe_trajectories: list[Trajectory],
-) -> None:
-    for run in swe_trajectories:
-        messages = list(run.messages[2:90])
-        summary = ExtractiveSummarizer(max_chars=800).summarize(messages, "i")
+        summary = WHOLE.summarize(messages, "i")
+        assert list(sections(summary)) == [SUMMARY_SECTIONS[k] for k in (2, 3)]
+        # the calls are the record's: the stand-in lists them there, once
         stand_in = summary_message(messages, summary, "a" * 32, by=ToolRuns(),
-                                   record_chars=800).text
+                                   record_chars=10**6).text
         calls, _, _ = record_lines(messages)
-        named = [k for k, (name, entry) in enumerate(calls) if f"{name}: {entry}" in summary]
-        recorded = [k for k, (_, entry) in enumerate(calls)
-                    if entry in stand_in[len(summary):]]
-        assert named[0] == 0 and len(named) < len(calls)  # from the first call on
-        assert recorded[-1] == len(calls) - 1  # back from the last
-        # together they name more of the calls than the record alone
-        assert len(set(named) | set(recorded)) > len(recorded)
+        assert calls and all(stand_in.count(f"\n{entry}\n") == 1 for _, entry in calls)
 
 
 @pytest.mark.parametrize("max_chars", [150, 400, 1000, 2500])
@@ -702,7 +685,9 @@ def test_extractive_summary_carries_an_earlier_summary_forward_section_by_sectio
         assert "Identifiers in the original" not in summary
         assert parts[SUMMARY_SECTIONS[0]] == [  # the latest value, across the roll
             "Never touch the prod database.", "Keep the export under 55 workers from now on."]
-        assert parts[SUMMARY_SECTIONS[1]] == ["bash: cat g1", "bash: cat g2", "bash: cat g3"]
+        assert SUMMARY_SECTIONS[1] not in parts  # the calls: in the record, which rolls
+        assert record_lines([carried, *later])[0] == [
+            ("bash", "cat g1"), ("bash", "cat g2"), ("bash", "cat g3")]
         assert parts[SUMMARY_SECTIONS[3]] == [
             "The export fails because src/export/job.py reads BATCH_SIZE twice.",
             "Fixed: src/export/job.py reads BATCH_SIZE once."]
@@ -732,7 +717,7 @@ def test_a_rolled_summary_adds_what_earlier_summaries_left_out_to_its_count(
     assert left_out(earlier) > 0 and left_out(rolled) >= left_out(earlier)
 
 
-def test_extractive_summary_keeps_tool_calls_and_signal_lines() -> None:
+def test_extractive_summary_keeps_a_results_first_lines_and_signal_lines() -> None:
     output = "\n".join(["line one", "line two", *(f"noise {i}" for i in range(50)),
                         "ValueError: bad header in src/io.py:42", "noise again"])
     msgs = [
@@ -743,8 +728,55 @@ def test_extractive_summary_keeps_tool_calls_and_signal_lines() -> None:
     ]
     text = ExtractiveSummarizer().summarize(msgs, "instr")
     assert sections(text) == {
-        "Done so far": ["bash: grep -n 'def read' src/io.py"],
         "Findings": ["line one", "line two", "ValueError: bad header in src/io.py:42"]}
+
+
+def test_separators_banners_and_toolchain_lines_are_no_findings() -> None:
+    output = "\n".join([
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.11.5, pytest-9.0.3, pluggy-1.6.0 -- /usr/bin/python",
+        "cachedir: .pytest_cache",
+        "rootdir: /testbed",
+        "",
+        "tests/test_io.py::test_read FAILED",
+        "tests/test_io.py::test_write PASSED",
+        "=================================== FAILURES ===================================",
+        "|---|---|",
+        "E   AssertionError: expected version 1.0.2, got 1.0.3",
+        "========================= 1 failed, 1 passed in 0.31s =========================",
+    ])
+    msgs = [call("c1", "a", args={"command": "pytest -x tests/test_io.py"}),
+            result("c1", output, "t")]
+    # the session block is a header: the first lines are taken after it; a banner with
+    # a count gives its words; two versions are a finding, three the toolchain
+    assert sections(WHOLE.summarize(msgs, "i"))[SUMMARY_SECTIONS[2]] == [
+        "tests/test_io.py::test_read FAILED", "tests/test_io.py::test_write PASSED",
+        "E AssertionError: expected version 1.0.2, got 1.0.3", "1 failed, 1 passed in 0.31s"]
+
+
+def test_what_a_clipped_text_cut_in_two_is_left_out_with_the_cut() -> None:
+    said = ("Checked the reindl model in pvlib/irradiance.py line by line today. "
+            + "More reasoning follows here. " * 13
+            + "If dhi = 0 (which it often is at night) the term vanishes. "
+            + "More reasoning follows here. " * 20
+            + "For an array where some elements have ghi = 0 we must mask them. "
+            "Pandas 3.0 renamed the frequency 'H' to 'h'.")
+    log = ("=== warnings summary ===\nDeprecationWarning: 'H' is deprecated\n" + "x\n" * 300
+           + "-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html\n"
+           "6 passed, 2 warnings in 0.01s")
+    msgs = [call("c1", "a", text=said, args={"command": "pytest -q"}), result("c1", log, "t")]
+    sent = clip_for_summary(msgs, 600)
+    assert all("characters left out" in t for t in (sent[0].text, sent[1].tool_results[0].text))
+    parts = sections(WHOLE.summarize(sent, "i"))
+    agent, findings = parts[SUMMARY_SECTIONS[3]], parts.get(SUMMARY_SECTIONS[2], [])
+    whole = set(sentences(said))
+    assert agent and set(agent) <= whole  # no sentence cut by the clip
+    assert said.index("If dhi") < 450 < said.index("the term vanishes")  # the cut is there
+    assert "Checked the reindl model in pvlib/irradiance.py line by line today." in agent
+    assert "Pandas 3.0 renamed the frequency 'H' to 'h'." in agent
+    lines = {line.strip() for line in log.splitlines()}
+    assert set(findings) <= lines  # whole lines: no "ps://docs.pytest.org/..."
+    assert "6 passed, 2 warnings in 0.01s" in findings
 
 
 def test_a_failed_calls_error_line_is_shown_once_with_the_call() -> None:
@@ -752,10 +784,10 @@ def test_a_failed_calls_error_line_is_shown_once_with_the_call() -> None:
               '  File "t.py", line 3, in <module>\n    import sqlparse\n'
               "ModuleNotFoundError: No module named 'sqlparse'\n</output>")
     msgs = [call("c1", "a", args={"command": "python t.py"}), result("c1", output, "t")]
-    parts = sections(WHOLE.summarize(msgs, "i"))
-    assert parts[SUMMARY_SECTIONS[1]] == [
-        "bash: python t.py → exit 1: ModuleNotFoundError: No module named 'sqlparse'"]
-    assert "ModuleNotFoundError: No module named 'sqlparse'" not in parts[SUMMARY_SECTIONS[2]]
+    summary = WHOLE.summarize(msgs, "i")
+    stand_in = summary_message(msgs, summary, "a" * 32, by=ToolRuns(), record_chars=2000).text
+    assert "python t.py → exit 1: ModuleNotFoundError: No module named 'sqlparse'" in stand_in
+    assert stand_in.count("ModuleNotFoundError: No module named 'sqlparse'") == 1
 
 
 def test_a_pasted_log_does_not_crowd_out_what_the_user_asked_or_what_the_agent_did() -> None:
@@ -766,7 +798,8 @@ def test_a_pasted_log_does_not_crowd_out_what_the_user_asked_or_what_the_agent_d
     parts = sections(ExtractiveSummarizer(max_chars=700).summarize(msgs, "i"))
     said = parts[SUMMARY_SECTIONS[0]]
     assert said[0] == "Keep the export under 40 workers."
-    assert parts[SUMMARY_SECTIONS[1]] == ["bash: cat g0.py", "bash: cat g1.py", "bash: cat g2.py"]
+    # what the calls found (their heads, the same words but for the key: once, the latest)
+    assert parts[SUMMARY_SECTIONS[2]] == ["g2 output line", "r" * 200]
     assert 0 < len(said) - 1 < 28  # some of the log, in the room left
 
 
@@ -777,7 +810,7 @@ def test_a_result_an_earlier_summary_replaced_is_read_back_not_taken_for_output(
     summarized = result("c9", f"{earlier}\n<!-- CONTEXT_OFFLOAD: uuid={'b' * 32} -->", "t9")
     parts = sections(WHOLE.summarize([call("c9", "a9"), summarized], "i"))
     assert parts[SUMMARY_SECTIONS[3]] == ["Found: BATCH_SIZE is read twice in src/export/job.py."]
-    assert "bash: cat g1" in parts[SUMMARY_SECTIONS[1]]
+    assert parts[SUMMARY_SECTIONS[2]] == ["g1 first line"]
     assert not any("Summary of" in line for line in parts.get(SUMMARY_SECTIONS[2], []))
 
 

@@ -12,13 +12,15 @@ too):
 1. *What the user said that still stands*, verbatim, each value at its latest
    (:func:`~ctxmgr.autocontext.standing.statements_of`,
    :func:`~ctxmgr.autocontext.standing.latest`), then the lines they pasted.
-2. *The tool calls*: name, key argument and outcome, as the stand-in's record writes
-   them (:func:`call_entry`); oldest first when room is short, since the record
-   ctxmgr appends after the summary lists the newest: together they name more.
-3. *Findings from the results*: the first lines of each result and its lines that
+2. *Findings from the results*: the first lines of each result and its lines that
    report an error or a change, markup left out, except an error line a failed call
    already shows; newest first when room is short.
-4. *The agent's own sentences that carry something*; newest first when room is short.
+3. *The agent's own sentences that carry something*; newest first when room is short.
+
+*The tool calls* are not listed: the record every stand-in carries after its summary
+(:mod:`ctxmgr.autocontext.record`) is the one list of a range's calls, so the
+summary's room goes to what the record does not say. Only what an earlier summary by
+a model says was done (its prose) is carried on as *done so far*.
 
 **What it drops.** An assistant sentence that announces the agent's next step (first
 person with a future or "need to": "Let me check the file:", "I'll look at the
@@ -32,7 +34,23 @@ the rules use the values a sentence carries, its grammatical person, its length 
 its repeats, designed on generated sessions with many phrasings
 (``benchmarks/planted``) and on the recorded runs.
 
-**Room.** Items are whole: a sentence, a call, a result line. Within ``max_chars``
+**What is no finding.** A line that is mostly marks is a separator or a banner
+(``=== FAILURES ===``, ``|---|---|``): it goes, unless between its runs of marks it
+carries a number (``=== 2 failed, 1 passed in 0.31s ===`` gives ``2 failed, 1 passed
+in 0.31s``). A line that names :data:`TOOLCHAIN_VERSIONS` versions or more describes
+the tools that ran (a test runner's platform line, a plugin list, an installer's
+log), not what they found. A result that opens with such a line opens with a header
+(a test runner's session block, up to its first blank line): its first lines are
+taken after it.
+
+**Clipped text.** What the summarizer is sent of a long text is its head and tail
+around a mark of what was left out
+(:func:`~ctxmgr.autocontext.summarizers.clip_for_summary`). What the cut leaves of a
+sentence on each side of the mark goes with it (of a result, what it leaves of a
+line), so no item is cut mid-sentence and no URL is cut mid-way
+(``ps://docs.pytest.org/…``).
+
+**Room.** Items are whole: a sentence, a result line. Within ``max_chars``
 room goes first to the user's statements that bind or carry a value, then the other
 sections share it (one that needs less than its share leaves the rest to the others),
 then the user's other remarks and last what they pasted take what is left; one line
@@ -48,7 +66,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
 from ctxmgr.autocontext.identifiers import distinctive_strings
@@ -63,7 +81,7 @@ from ctxmgr.autocontext.standing import (
     statements_of,
     value_kinds,
 )
-from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 __all__ = ["SUMMARY_HEADER", "ExtractiveSummarizer", "call_entry", "summary_sections"]
 
@@ -82,13 +100,25 @@ WEIGHTY = 2
 or carries a value: it gets room before anything else."""
 SIGNAL_LINES = 3
 """Lines reporting an error or a change taken from one result, besides its first lines."""
+TOOLCHAIN_VERSIONS = 3
+"""A result line naming this many versions (``3.11.5``, ``pytest-9.0.3``) or more says
+which tools ran, not what they found; two are a finding still (``expected 1.0.2, got
+1.0.3``). On the recorded coding runs every line with three is a platform line, a
+plugin list or an installer's log."""
 
 _TAGS = re.compile(r"<[^>]*>")  # markup around tool output (<output>, <returncode>0</...>)
 _SIGNAL = re.compile(
     r"(error|exception|failed|failure|assert|warning|fixed|changed|created|"
     r"modified|passed)", re.IGNORECASE)
 _CONTENT = re.compile(r"[A-Za-z0-9]{2}")
+_DIGIT = re.compile(r"\d")
 _CLIPPED = re.compile(r"^\[\.\.\. \d+ characters left out \.\.\.\]$")  # clip_for_summary's
+_CLIP = re.compile(r"\n\[\.\.\. \d+ characters left out \.\.\.\]\n")  # ... and around it
+_CLIP_WORDS = " characters left out ...]"
+_STOP = re.compile(r"[.!?…。！？]+[\"'”’)\]]*(?=\s|$)|[。！？]")  # where a sentence ends
+_MARKS = re.compile(r"([^\w\s]|_)\1{2,}")  # a run of one mark: ===, ---, ___
+_VERSION = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?![\w.])"  # 3.11.5
+                      r"|(?<![\w.-])[^\W\d_][\w.]*-\d+(?:\.\d+)+(?![\w.])")  # pytest-9.0.3
 _WORDS = re.compile(r"[0-9]*[A-Za-z][\w'’-]*")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 # The agent announcing its own next step: "let me", "let's", or "I" (or "we") with a
@@ -157,19 +187,18 @@ class ExtractiveSummarizer:
                 _read_back(pool, i, m.text)
             elif m.role == "user":
                 pool.said += [Statement(s.text, (i, *s.order), s.pasted)
-                              for s in statements_of(m)]
+                              for s in statements_of(_without_clips(m))]
             elif m.role == "assistant":
-                said += [_Item(s, (i, k)) for k, s in enumerate(sentences(m.text))]
+                said += [_Item(s, (i, k)) for k, s in enumerate(sentences(_unclipped(m.text)))]
             for j, result in enumerate(m.tool_results):
                 if result.text.lstrip().startswith(SUMMARY_HEADER):  # a result summarized
                     _read_back(pool, i, result.text)
                     continue
-                pool.findings += [_Item(line, (i, j, k)) for k, line
-                                  in enumerate(_result_lines(result.text, self.head_lines))]
-        # an earlier summary's calls come from its own section (its record goes on with
-        # the new stand-in, which reads it itself)
-        pool.done = _once([*pool.done, *_calls(messages)], key=_exact)
-        shown = _Shown(pool.done)
+                pool.findings += [_Item(line, (i, j, k)) for k, line in enumerate(
+                    _result_lines(_unclipped(result.text, lines=True), self.head_lines))]
+        # the calls are the record's to list; what they show still counts here
+        pool.done = _once(pool.done, key=_exact)
+        shown = _Shown([*pool.done, *_calls(messages)])
         pool.findings = [f for f in _once(pool.findings, key=_shape) if not shown.error(f.text)]
         pool.agent = _once([*pool.agent, *_worth_saying(said, shown)], key=_shape)
         return pool
@@ -182,13 +211,16 @@ class _Shown:
     def __init__(self, done: Sequence[_Item]) -> None:
         self.errors: set[str] = set()
         self.cut: dict[str, str] = {}  # an error line the record cut: its head -> its text
+        self.cut_heads: set[int] = set()  # the lengths of those heads
         self.values: set[str] = set()
         for item in done:
             head, _, end = item.text.partition(" → ")
             if (failed := _FAILED.match(end)) is not None:
                 error = failed.group(1)
                 if error.endswith("…"):
-                    self.cut[error[:_HEAD]] = error[:-1]
+                    kept = error[:-1].rstrip()
+                    self.cut[kept[:_HEAD]] = kept
+                    self.cut_heads.add(len(kept[:_HEAD]))
                 else:
                     self.errors.add(error)
             for value in (*distinctive_strings(head), *_NUMBER.findall(head)):
@@ -197,9 +229,15 @@ class _Shown:
                 self.values.update(value[k + 1:] for k, ch in enumerate(value) if ch == "/")
 
     def error(self, line: str) -> bool:
-        """``line`` is the error line of a call that failed."""
-        cut = self.cut.get(line[:_HEAD])
-        return line in self.errors or (cut is not None and line.startswith(cut))
+        """``line`` is the error line of a call that failed (whole, or as the record
+        cut it)."""
+        if line in self.errors:
+            return True
+        for n in self.cut_heads:
+            cut = self.cut.get(line[:n])
+            if cut is not None and line.startswith(cut):
+                return True
+        return False
 
 
 def _is_summary(m: Message) -> bool:
@@ -261,19 +299,27 @@ def call_entry(use: ToolUseBlock, result: ToolResultBlock | None) -> str:
 
 
 def _result_lines(text: str, head_lines: int) -> list[str]:
-    """A result's findings: its first ``head_lines`` lines with content, then up to
-    :data:`SIGNAL_LINES` lines reporting an error or a change (markup left out). Only
-    lines it may take are cleaned (results are long, findings few), and the signal
-    words are found in one pass over the text."""
+    """A result's findings: its first ``head_lines`` lines that are findings, after its
+    header if it opens with one, then up to :data:`SIGNAL_LINES` lines reporting an
+    error or a change (markup left out). Only lines it may take are cleaned (results
+    are long, findings few), and the signal words are found in one pass over the
+    text."""
     head: list[str] = []
     at = 0
+    header = -1  # where the header being skipped started
     while len(head) < head_lines and at < len(text):
         end = text.find("\n", at)
         end = len(text) if end < 0 else end
-        line = _finding(text[at:end])
-        if line:
-            head.append(line)
+        if header >= 0:
+            if not _TAGS.sub("", text[at:end]).strip():
+                header = -1  # a blank line ends it
+        elif (line := _finding(text[at:end])) and (kept := _informative(line)):
+            head.append(kept)
+        elif line and not head:
+            header = at  # a banner or a toolchain line first: the block is a header
         at = end + 1
+    if header >= 0:  # a header without an end: its signal lines are read still
+        at = header
     signal: list[str] = []
     for match in _SIGNAL.finditer(text, at):
         if match.start() < at or len(signal) == SIGNAL_LINES:
@@ -283,7 +329,7 @@ def _result_lines(text: str, head_lines: int) -> list[str]:
         start = text.rfind("\n", 0, match.start()) + 1
         end = text.find("\n", match.end())
         at = len(text) if end < 0 else end
-        line = _finding(text[start:at])
+        line = _informative(_finding(text[start:at]))
         if line:
             signal.append(line)
     return head + signal
@@ -296,6 +342,52 @@ def _finding(raw: str) -> str:
     if not _CONTENT.search(line) or len(line) > LINE_CHARS or _CLIPPED.match(line):
         return ""
     return line
+
+
+def _informative(line: str) -> str:
+    """``line`` as a finding: "" for a separator, a banner without a number or a line
+    about the toolchain, the text between a banner's marks when it has a number (the
+    rules in the module docstring)."""
+    if not line:
+        return ""
+    marks = sum(len(run.group()) for run in _MARKS.finditer(line))
+    if marks * 2 >= len(line):
+        inner = collapse_whitespace(_MARKS.sub(" ", line))
+        return inner if _DIGIT.search(inner) and _CONTENT.search(inner) else ""
+    if sum(ch.isalnum() for ch in line) * 4 < len(line) - line.count(" "):
+        return ""  # mostly marks, though not in runs ("-=-=-=-", "| : | : |")
+    if len(_VERSION.findall(line)) >= TOOLCHAIN_VERSIONS:
+        return ""
+    return line
+
+
+def _unclipped(text: str, *, lines: bool = False) -> str:
+    """``text`` without the marks :func:`~ctxmgr.autocontext.summarizers.clip_for_summary`
+    leaves, nor the sentence cut on each side of one (the line, if ``lines``: a result's
+    line cut at its start or end is no finding)."""
+    if _CLIP_WORDS not in text:
+        return text
+    pieces = _CLIP.split(text)
+    last = len(pieces) - 1
+    for k in range(len(pieces)):
+        if k > 0:  # starts mid-line: up to its first sentence end, or the line, goes
+            line_end = pieces[k].find("\n")
+            line_end = len(pieces[k]) if line_end < 0 else line_end
+            stop = None if lines else _STOP.search(pieces[k], 0, line_end)
+            pieces[k] = pieces[k][stop.end() if stop else line_end:].lstrip(" ")
+        if k < last and not pieces[k].endswith("\n"):  # ends mid-line: back to a stop
+            line_start = pieces[k].rfind("\n") + 1
+            stops = [] if lines else list(_STOP.finditer(pieces[k], line_start))
+            pieces[k] = pieces[k][:stops[-1].end() if stops else line_start]
+    return "\n".join(pieces)
+
+
+def _without_clips(m: Message) -> Message:
+    """``m`` with :func:`_unclipped` text blocks."""
+    if not any(isinstance(b, TextBlock) and _CLIP_WORDS in b.text for b in m.content):
+        return m
+    return replace(m, content=tuple(replace(b, text=_unclipped(b.text))
+                                    if isinstance(b, TextBlock) else b for b in m.content))
 
 
 def _exact(text: str) -> str:

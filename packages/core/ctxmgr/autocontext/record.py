@@ -10,6 +10,13 @@ nothing else:
   succeed, its outcome (the exit status and the first error line);
 * the files the calls named.
 
+It is the one list of the range's calls: a summary need not list them (the
+extractive one does not). A call made again with the same key argument is listed
+once, where it was last made, with how it ended then and how many times it was made
+(``3× pytest -q → exit 1: ...``). Nothing in it is cut mid-sentence: an error line
+too long to show whole is cut at a sentence or clause end (:func:`clause_start`),
+or left out.
+
 A record rolls forward: a range that holds an earlier stand-in starts from that
 stand-in's record (read back from its text, so it survives a round trip through
 a provider's message format), then adds its own calls. Within ``max_chars`` the
@@ -30,6 +37,7 @@ __all__ = [
     "CALLS_HEADER",
     "FILES_HEADER",
     "SAID_HEADER",
+    "clause_start",
     "is_record_line",
     "outcome",
     "range_record",
@@ -50,6 +58,22 @@ _ERROR_CHARS = 120
 _SECTION_STARTS = (CALLS_HEADER, FILES_HEADER, SAID_HEADER, "Identifiers in the original:")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _SAID_CHARS = 100
+# where a clause or sentence ends: a stop or a comma before a space (Latin, Greek,
+# Cyrillic, Arabic, Devanagari), or an ideographic one, which needs none
+_CLAUSE_END = re.compile(r"[.,;:!?…،؛؟।](?=\s)|[。、，；：！？]")
+_TIMES = re.compile(r"^(\d+)× (.+)$")
+_OUTCOME = re.compile(r"^(?:exit -?\d+|error|no result yet)(?::|$)")
+
+
+def clause_start(text: str, max_chars: int) -> str:
+    """``text`` whole if it fits ``max_chars``, else its longest start that ends a
+    sentence or a clause, marked with " …" (at most ``max_chars`` in all), else "" (no
+    item is cut mid-clause, nor a URL or a path, which hold no stop before a space)."""
+    if len(text) <= max_chars:
+        return text
+    ends = [m.end() for m in _CLAUSE_END.finditer(text, 0, max_chars + 1)
+            if m.end() <= max_chars - 2]
+    return f"{text[:ends[-1]]} …" if ends else ""
 
 
 def is_record_line(line: str) -> bool:
@@ -76,8 +100,7 @@ def outcome(result: ToolResultBlock) -> str:
     lines = [collapse_whitespace(_TAG.sub("", ln)) for ln in text.splitlines()]
     first_error = next((ln for ln in lines if _EXCEPTION.match(ln)), "") or next(
         (ln for ln in lines if _ERROR.search(ln) and not ln.startswith("Traceback")), "")
-    if len(first_error) > _ERROR_CHARS:
-        first_error = first_error[:_ERROR_CHARS - 1] + "…"
+    first_error = clause_start(first_error, _ERROR_CHARS)
     failed = result.is_error or code != 0
     if not failed:
         return ""
@@ -88,7 +111,8 @@ def outcome(result: ToolResultBlock) -> str:
 
 
 Call = tuple[str, str]
-"""(tool name, key argument and outcome) of one recorded call."""
+"""(tool name, record line) of one recorded call: its key argument's name and outcome,
+after how many times it was made when more than once."""
 
 _GROUP = re.compile(r"^([A-Za-z_][\w.-]*):$")
 
@@ -97,6 +121,38 @@ def _call(use: ToolUseBlock, result: ToolResultBlock | None) -> Call:
     head = key_argument(use) or "(no arguments)"
     end = outcome(result) if result is not None else "no result yet"
     return use.name, f"{head} → {end}" if end else head
+
+
+def _parts(entry: str) -> tuple[int, str, str]:
+    """(times made, key argument's name, outcome) of a record line."""
+    times = 1
+    if (match := _TIMES.match(entry)) is not None:
+        times, entry = int(match.group(1)), match.group(2)
+    at = entry.find(" → ")
+    while at >= 0:  # the arrow before an outcome (a command may hold one too)
+        if _OUTCOME.match(entry[at + 3:]):
+            return times, entry[:at], entry[at + 3:]
+        at = entry.find(" → ", at + 3)
+    return times, entry, ""
+
+
+def _times(entry: str) -> int:
+    return _parts(entry)[0]
+
+
+def _made_once(calls: Sequence[Call]) -> list[Call]:
+    """``calls`` with each tool and key argument listed once, where it was last made,
+    with its outcome then and how many times it was made."""
+    last: dict[tuple[str, str], tuple[int, str]] = {}
+    for tool, entry in calls:
+        times, name, end = _parts(entry)
+        before = last.pop((tool, name), (0, ""))  # re-inserted: the order of the last
+        last[(tool, name)] = (before[0] + times, end)
+    out: list[Call] = []
+    for (tool, name), (times, end) in last.items():
+        line = f"{name} → {end}" if end else name
+        out.append((tool, f"{times}× {line}" if times > 1 else line))
+    return out
 
 
 def _earlier(text: str) -> tuple[list[Call], list[str], int]:
@@ -130,8 +186,9 @@ def _earlier(text: str) -> tuple[list[Call], list[str], int]:
 
 
 def record_lines(messages: Sequence[Message]) -> tuple[list[Call], list[str], int]:
-    """Every call of ``messages`` (those of earlier records first, in place), the files
-    their calls named, and how many older calls earlier records left unlisted."""
+    """Every call of ``messages`` (those of earlier records first, in place), each
+    tool and key argument once (where last made), the files their calls named, and
+    how many older calls earlier records left unlisted."""
     results: dict[str, ToolResultBlock] = {}
     for m in messages:
         for b in m.content:
@@ -150,9 +207,10 @@ def record_lines(messages: Sequence[Message]) -> tuple[list[Call], list[str], in
             calls.append(_call(use, results.get(use.id)))
             for value in argument_strings(use.input):
                 for token in distinctive_strings(value):
-                    if _PATHLIKE.fullmatch(token):
+                    # a dotted name called as a function (np.isnan(x)) names no file
+                    if _PATHLIKE.fullmatch(token) and f"{token}(" not in value:
                         files[token] = None
-    return calls, list(files), older
+    return _made_once(calls), list(files), older
 
 
 def _render(calls: Sequence[Call]) -> list[str]:
@@ -180,7 +238,8 @@ def range_record(messages: Sequence[Message], max_chars: int, *, agent_text: boo
         return _said(messages, max_chars) if agent_text else ""
     # the header, and the line counting older calls (40 characters hold a count of up to
     # three digits; a rolled record may count more)
-    reserve = max(40, len(f"\n(+{older + len(calls)} older tool calls in the original)"))
+    total = older + sum(_times(entry) for _, entry in calls)
+    reserve = max(40, len(f"\n(+{total} older tool calls in the original)"))
     room = max_chars - len(CALLS_HEADER) - reserve
     if room < 0:
         return ""  # not even the header and the count fit: no record rather than too long
@@ -191,7 +250,7 @@ def range_record(messages: Sequence[Message], max_chars: int, *, agent_text: boo
             break
         kept, size, name = kept + 1, size + cost, tool
     listed = calls[len(calls) - kept:]
-    older += len(calls) - kept
+    older += sum(_times(entry) for _, entry in calls[:len(calls) - kept])
     out = [CALLS_HEADER]
     if older:
         s = "s" if older > 1 else ""
@@ -214,15 +273,16 @@ def range_record(messages: Sequence[Message], max_chars: int, *, agent_text: boo
 
 def _said(messages: Sequence[Message], max_chars: int) -> str:
     """For a range of text only: the first sentence of each thing the agent said (not
-    an earlier stand-in's), newest first within ``max_chars``, shown oldest first."""
+    an earlier stand-in's; a long one cut at a clause end, or left out), newest first
+    within ``max_chars``, shown oldest first."""
     firsts: list[str] = []
     for m in messages:
         if m.role != "assistant" or CompressedMarker.of(m) is not None:
             continue
         line = collapse_whitespace(next((ln for ln in m.text.splitlines() if ln.strip()), ""))
-        first = _SENTENCE_END.split(line, maxsplit=1)[0]
+        first = clause_start(_SENTENCE_END.split(line, maxsplit=1)[0], _SAID_CHARS)
         if first and first not in firsts:
-            firsts.append(first[:_SAID_CHARS - 1] + "…" if len(first) > _SAID_CHARS else first)
+            firsts.append(first)
     kept: list[str] = []
     size = len(SAID_HEADER)
     for first in reversed(firsts):
