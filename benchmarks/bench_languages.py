@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(problem)
 
     counter = default_counter()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     runs: list[PolyglotRun] = []
     sizes: dict[str, dict[str, Any]] = {}
     families: list[tuple[Family, list[str], int, list[float]]] = [
@@ -339,6 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pooled = summarize_polyglot(runs, pool_languages=True)
     checks = issue41_checks(by_language, pooled)
     seconds = time.perf_counter() - started
+    cpu_seconds = time.process_time() - cpu_started
 
     sections: list[tuple[str, str]] = []
     for kind in dict.fromkeys(args.kinds):
@@ -367,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps({
             "sessions": sizes, "rounds": args.rounds, "mode": args.mode,
             "shares": args.shares, "outside_shares": args.outside_shares,
-            "seconds": round(seconds, 1),
+            "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1),
             "summaries": [s.to_json() for s in by_language],
             "pooled": [s.to_json() for s in pooled],
             "targets": [{"what": c.what, "share": c.share, "kind": c.kind,
@@ -379,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = "python benchmarks/bench_languages.py " + " ".join(
             argv if argv is not None else sys.argv[1:])
         replace_markdown_section(args.markdown, MARK, _markdown(
-            command.strip(), counter, seconds, sizes, sections, targets))
+            command.strip(), counter, (seconds, cpu_seconds), sizes, sections, targets))
         print(f"wrote {args.markdown}", file=sys.stderr)
     return 0
 
@@ -397,12 +398,14 @@ def _size_text(sizes: dict[str, dict[str, Any]], family: str) -> str:
             f"and {statistics.mean(v['updated_mean'] for v in mine):.0f} updated")
 
 
-def _markdown(command: str, counter: Any, seconds: float, sizes: dict[str, dict[str, Any]],
+def _markdown(command: str, counter: Any, seconds: tuple[float, float],
+              sizes: dict[str, dict[str, Any]],
               sections: Sequence[tuple[str, str]], targets: str) -> str:
     return "\n\n".join([
         "## Instruction survival in fourteen languages, and an outside-style family",
         f"Produced by `{command}` (Python {platform.python_version()}, token counter "
-        f"`{counter!r}`, **{seconds:.0f} s** on one core). Native family: "
+        f"`{counter!r}`, **{seconds[1]:.0f} s of CPU** on one core, {seconds[0]:.0f} s of "
+        "wall-clock time on a shared machine). Native family: "
         f"{_size_text(sizes, 'native')}. Outside-style family: "
         f"{_size_text(sizes, 'outside')}.",
         "The same seed plants the same items (safety rules, constraints with a value, "
