@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate every generated table of benchmarks/RESULTS.md (and benchmarks/frontier.png) from
-# the recorded runs in benchmarks/data, in .venv (created and installed on first use). About 10
+# the recorded runs in benchmarks/data, in .venv (created and installed on first use). About 20
 # minutes on 2 cores.
 # JSON reports go to ./replay-results (or $CTXMGR_BENCH_OUT).
 set -euo pipefail
@@ -15,4 +15,6 @@ OUT="${CTXMGR_BENCH_OUT:-replay-results}"
   --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_llamaindex.py --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_instructions.py --json "$OUT/instructions.json" \
+  --markdown benchmarks/RESULTS.md
+"$VENV/bin/python" benchmarks/bench_languages.py --json "$OUT/languages.json" \
   --markdown benchmarks/RESULTS.md

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import offload_tag
@@ -34,13 +35,14 @@ from ctxmgr.autocontext.strategies.user_turns import user_note_text
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import tool_groups
-from planted.generator import Session
-from planted.scoring import prompt_text
 from ctxmgr.tokens import TokenCounter, default_counter
+from planted.kept import ScoredItem
+from planted.scoring import prompt_text
 
 __all__ = [
     "Compressed",
     "Compressor",
+    "PlantedSession",
     "ceiling_compressor",
     "checklist_compressor",
     "ctxmgr_compressor",
@@ -165,10 +167,20 @@ def checklist_compressor(messages: Sequence[Message], window: int) -> Compressed
     return _fit(systems + task, lines, tail, _budget(window), counter)
 
 
-def ceiling_compressor(session: Session) -> Compressor:
+class PlantedSession(Protocol):
+    """What the ceiling needs to know of a session: its items, each with the sentences
+    that said it, the values it needs and the values it replaced (a
+    :class:`~planted.generator.Session` or a :class:`~planted.polyglot.PolyglotSession`)."""
+
+    @property
+    def items(self) -> Sequence[ScoredItem]: ...
+
+
+def ceiling_compressor(session: PlantedSession) -> Compressor:
     """The oracle reference for ``session``: the shortest sentence still in the input that
     says each item's latest value (and no replaced one), shortest first while they fit,
-    in session order, in a note with ctxmgr's markup (:func:`_tagged_note`)."""
+    in session order, in a note with ctxmgr's markup (:func:`_tagged_note`). An item
+    without a value is said by any of its sentences."""
     counter = default_counter()
 
     def compress(messages: Sequence[Message], window: int) -> Compressed:

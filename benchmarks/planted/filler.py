@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
 from planted.values import WORDS
@@ -22,6 +22,7 @@ __all__ = [
     "TASKS",
     "assistant_reply",
     "lead_in",
+    "log_lines",
     "paste",
     "tail",
     "tool_step",
@@ -209,11 +210,16 @@ def paste(rng: random.Random) -> str:
     if kind == "policy":
         lines = rng.sample(_POLICY_LINES, rng.randrange(4, 7))
         return "Pasting our policy text for context:\n\n" + "\n\n".join(lines)
-    rows = [f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T"
+    rows = log_lines(rng, rng.randrange(8, 16))
+    return "This is from the app log, no idea what it means:\n" + "\n".join(rows)
+
+
+def log_lines(rng: random.Random, count: int) -> list[str]:
+    """``count`` lines of an application log (timestamp, level, event, request id)."""
+    return [f"2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d}T"
             f"{rng.randrange(0, 24):02d}:{rng.randrange(0, 60):02d}:{rng.randrange(0, 60):02d}Z "
             f"{rng.choice(_LOG_LEVELS)} {rng.choice(_LOG_EVENTS)} "
-            f"req={rng.getrandbits(32):08x}" for _ in range(rng.randrange(8, 16))]
-    return "This is from the app log, no idea what it means:\n" + "\n".join(rows)
+            f"req={rng.getrandbits(32):08x}" for _ in range(count)]
 
 
 # ---------------------------------------------------------------- tool steps
@@ -335,9 +341,11 @@ _INTROS = ("Let me check.", "I'll look at the logs.", "Checking the code.", "Let
            "Looking this up.", "Next I'll inspect the config.", "")
 
 
-def tool_step(rng: random.Random, new_id: Callable[[], str]) -> list[Message]:
+def tool_step(rng: random.Random, new_id: Callable[[], str], *,
+              intros: Sequence[str] = _INTROS) -> list[Message]:
     """One assistant message calling one tool (sometimes two at once) and the tool
-    messages answering it, each call paired with its result."""
+    messages answering it, each call paired with its result; the assistant's words
+    before the call are one of ``intros`` (in another language, say)."""
     calls = 2 if rng.random() < 0.15 else 1
     uses: list[ToolUseBlock] = []
     results: list[Message] = []
@@ -347,5 +355,5 @@ def tool_step(rng: random.Random, new_id: Callable[[], str]) -> list[Message]:
         uses.append(ToolUseBlock(id=cid, name=name, input=args))
         results.append(Message(role="tool", id=new_id(), content=(ToolResultBlock(
             tool_use_id=cid, content=output, is_error=failed),)))
-    return [text_message("assistant", rng.choice(_INTROS), id=new_id(), tool_uses=uses),
+    return [text_message("assistant", rng.choice(intros), id=new_id(), tool_uses=uses),
             *results]
