@@ -13,7 +13,6 @@ result is never applied.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Generator, Sequence
@@ -450,6 +449,8 @@ async def acompress(
             return (next(gen) if outcome is None else gen.send(outcome)), None
         except StopIteration as stop:
             return None, stop.value
+
+    import asyncio  # already loaded: an event loop runs this
 
     try:
         request, done = await asyncio.to_thread(step, None)
