@@ -134,3 +134,18 @@ def test_a_postgres_checkpointer_is_read_by_its_uri(tmp_path: Path, postgres_uri
                                system_prompt=run.system_prompt)
     [(_, tokens), (_, expected)] = prompt_tokens([read, conversation(tmp_path)])
     assert read.id == thread and within_one_percent(tokens, expected)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9], ids=["half", "most"])
+def test_a_truncated_checkpoint_file_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], keep: float) -> None:
+    db = tmp_path / "checkpoints.sqlite"
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        run_agent(saver, tmp_path, managed=None)
+    data = db.read_bytes()
+    db.write_bytes(data[:int(len(data) * keep)])  # a copy cut short, a disk that filled
+
+    assert main(["replay", str(db), "--policy", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert str(db) in err and "damaged" in err

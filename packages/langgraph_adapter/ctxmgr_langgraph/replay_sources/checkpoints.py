@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ctxmgr import InvalidMessageError, to_openai
+from ctxmgr import InvalidMessageError, StoreError, to_openai
 from ctxmgr.autocontext.marker import OFFLOAD_ID_RE
 from ctxmgr.replay.sources import SourceOptions, Trajectory, trajectory_from_openai
 from ctxmgr_langgraph.convert import from_langchain
@@ -51,11 +51,19 @@ def read_checkpoints(target: str, options: SourceOptions) -> list[Trajectory]:
     ``postgresql://`` URI), its history from before any compression.
 
     Raises:
-        InvalidMessageError: ``target`` is not a LangGraph checkpoint database.
+        InvalidMessageError: ``target`` is not a LangGraph checkpoint database, or a
+            damaged one (a copy cut short, a disk that filled).
         ConfigError: a Postgres URI without ``ctxmgr[postgres]`` installed.
+        StoreError: SQLite could not read the file (locked, unreadable).
     """
-    with _saver(target) as saver:
-        histories = thread_histories(saver, options.threads)
+    try:
+        with _saver(target) as saver:
+            histories = thread_histories(saver, options.threads)
+    except sqlite3.OperationalError as exc:  # locked, unreadable: the file may be fine
+        raise StoreError(f"{target}: SQLite cannot read it ({exc})") from exc
+    except sqlite3.DatabaseError as exc:  # malformed: what SQLite says of a damaged file
+        raise InvalidMessageError(f"{target}: a damaged SQLite file, its checkpoints cannot "
+                                  f"be read ({exc})") from exc
     out = []
     for thread, messages in histories.items():
         stand_ins = sum(1 for m in messages if _STAND_IN.search(_text(m)))
