@@ -185,10 +185,14 @@ def _run_with_progress(trajectories: Sequence[Trajectory], policies: Sequence[Po
     except ImportError:
         return replay(trajectories, policies, budget=budget, counter=counter,
                       summarizer=summarizer)
+    console = Console(stderr=True)
+    if not console.is_terminal:  # a bar in a log is noise, and rich leaves a blank line
+        return replay(trajectories, policies, budget=budget, counter=counter,
+                      summarizer=summarizer)
     total = count_model_calls(trajectories) * len(policies)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("replaying", total=total)
 
         def progress(policy: str, n: int) -> None:
