@@ -104,9 +104,9 @@ def test_the_recommendation_says_how_many_calls_compressions_and_facts_it_rests_
                     if r["policy"] == "ctxmgr defaults")
     assert defaults["model_calls"] > 0 and defaults["compressions"] > 0
     assert defaults["needed_facts"] > 0
-    assert (f"it rests on {defaults['model_calls']:,} model call(s), "
-            f"{defaults['compressions']:,} compression(s) under the defaults and "
-            f"{defaults['needed_facts']:,} fact(s) the agent reused") in text
+    assert (f"it rests on {defaults['model_calls']:,} model calls, "
+            f"{defaults['compressions']:,} compressions under the defaults and "
+            f"{defaults['needed_facts']:,} facts the agent reused") in text
 
 
 def test_runs_that_never_fill_the_window_get_the_defaults_saying_nothing_was_compressed(
@@ -115,7 +115,7 @@ def test_runs_that_never_fill_the_window_get_the_defaults_saying_nothing_was_com
                  "--no-peers"]) == 0
     text = capsys.readouterr().out
     assert "Recommended: ctxmgr defaults (no config compressed anything" in text
-    assert "0 compression(s) under the defaults" in text
+    assert "0 compressions under the defaults" in text
 
 
 def _write_run(path: Path, messages: list[dict[str, Any]]) -> Path:
@@ -124,7 +124,7 @@ def _write_run(path: Path, messages: list[dict[str, Any]]) -> Path:
 
 
 @pytest.mark.parametrize(("messages", "message"), [
-    ([{"role": "user", "content": "hello"}], "no model call in the 1 run(s)"),
+    ([{"role": "user", "content": "hello"}], "no model call in the 1 run given"),
     ([{"role": "system", "content": "You are a helpful assistant."},
       {"role": "user", "content": "Tell me a short story about a lighthouse."},
       {"role": "assistant", "content": "Once, a keeper lit the lamp every night."},

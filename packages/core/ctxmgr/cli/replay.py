@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens
+from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens, plural
 from ctxmgr.cli._io import check_output, write_output
 
 if TYPE_CHECKING:
@@ -209,8 +209,9 @@ def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
     from ctxmgr.replay.report import format_table, print_table, save_plot
 
     data = report.to_json()
-    title = (f"{len(trajectories)} trajectories, {count_model_calls(trajectories)} model "
-             f"calls, budget {args.max_tokens:,} tokens")
+    title = (f"{plural(len(trajectories), 'trajectory', 'trajectories')}, "
+             f"{plural(count_model_calls(trajectories), 'model call')}, budget "
+             f"{args.max_tokens:,} tokens")
     try:
         print_table(data, title=title)
     except ImportError:
@@ -224,5 +225,6 @@ def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
     failed = {n: b["aggregate"]["errors"] for n, b in data["policies"].items()
               if b["aggregate"]["errors"]}
     for name, count in failed.items():
-        print(f"ctxmgr replay: warning: policy {name} failed on {count} trajectory(ies); "
-              "see 'error' in the JSON rows", file=sys.stderr)
+        print(f"ctxmgr replay: warning: policy {name} failed on "
+              f"{plural(count, 'trajectory', 'trajectories')}; see 'error' in the JSON rows",
+              file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens
+from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens, plural
 from ctxmgr.cli._io import check_output, write_output
 from ctxmgr.cli.replay import add_source_arguments, read_source_arguments
 
@@ -96,8 +96,9 @@ def _show(result: TuneResult, trajectories: list[Trajectory], args: argparse.Nam
     from ctxmgr.replay import count_model_calls
 
     calls = count_model_calls(trajectories)
-    print(f"{len(trajectories)} run(s), {calls:,} model call(s), window {args.window:,} "
-          "tokens; cost and cost with recovery are shares of no management\n")
+    print(f"{plural(len(trajectories), 'run')}, {plural(calls, 'model call')}, window "
+          f"{args.window:,} tokens; cost and cost with recovery are shares of no "
+          "management\n")
     print(result.table())
     print(f"\nRecommended: {result.recommended.policy} ({result.reason}); {result.basis}.\n")
     print("In code:\n")

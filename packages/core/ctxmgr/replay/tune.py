@@ -91,9 +91,12 @@ class TuneResult:
     def basis(self) -> str:
         """What the advice rests on, in one sentence."""
         defaults = next(r for r in self.rows if r.policy == variant_label("defaults"))
-        return (f"it rests on {defaults.model_calls:,} model call(s), "
-                f"{defaults.compressions:,} compression(s) under the defaults and "
-                f"{defaults.needed_facts:,} fact(s) the agent reused from earlier tool output")
+        calls, compressions, facts = (defaults.model_calls, defaults.compressions,
+                                      defaults.needed_facts)
+        return (f"it rests on {calls:,} model call{'' if calls == 1 else 's'}, "
+                f"{compressions:,} compression{'' if compressions == 1 else 's'} under the "
+                f"defaults and {facts:,} fact{'' if facts == 1 else 's'} the agent reused from "
+                "earlier tool output")
 
     def table(self) -> str:
         """The rows as a Markdown table, the chosen one marked."""
@@ -161,7 +164,8 @@ def tune(trajectories: Sequence[Trajectory], *, window: int,
     """
     if not any(m.role == "assistant" for t in trajectories for m in t.messages):
         raise NoEvidenceError(
-            f"no model call in the {len(trajectories)} run(s) given (no assistant message): "
+            f"no model call in the {len(trajectories)} run{'' if len(trajectories) == 1 else 's'}"
+            " given (no assistant message): "
             "there is nothing to tune on; give runs of your agent")
     chosen = dict(variants if variants is not None else TUNE_VARIANTS)
     chosen = {"defaults": {}, **{k: v for k, v in chosen.items() if k != "defaults"}}
@@ -174,8 +178,9 @@ def tune(trajectories: Sequence[Trajectory], *, window: int,
     defaults = next(r for r in rows if r.policy == variant_label("defaults"))
     if not defaults.needed_facts:
         raise NoEvidenceError(
-            f"the agent never reuses a fact from earlier tool output in these "
-            f"{len(trajectories)} run(s) ({defaults.model_calls:,} model calls), so no config "
+            f"the agent never reuses a fact from earlier tool output in the "
+            f"{len(trajectories)} run{'' if len(trajectories) == 1 else 's'} given "
+            f"({defaults.model_calls:,} model calls), so no config "
             "can be seen to keep or lose one: nothing to recommend from; give runs in which "
             "it reads tool results and acts on them")
     ours = [r for r in rows if r.kind == CTXMGR]
