@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from builders import C, answer, dicts, expand, groups, plain_window, system, user
+from planted import KINDS, SessionSpec, generate_session, run_protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import OFFLOAD_ID_DIGITS, OFFLOAD_TAG_RE, CompressedMarker
@@ -40,7 +41,6 @@ from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
-from planted import KINDS, SessionSpec, generate_session, run_protocol
 from ctxmgr.store.memory import InMemoryStore
 
 SAID = ("Never touch the prod database.", "ok thanks", "The refund cap is $450.",
