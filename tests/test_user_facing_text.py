@@ -11,7 +11,7 @@ OUR_ISSUE = re.compile(r"\bissues? ?#?\d+|\bthe issue'?s?\b", re.IGNORECASE)
 
 
 def test_no_issue_numbers_in_user_facing_text() -> None:
-    files = [ROOT / "README.md", *ROOT.glob("docs/*.md"), *ROOT.glob("benchmarks/*.py"),
+    files = [ROOT / "README.md", *ROOT.glob("docs/**/*.md"), *ROOT.glob("benchmarks/*.py"),
              *ROOT.glob("benchmarks/*.md"), *ROOT.glob("packages/*/*/**/*.py"),
              *ROOT.glob("examples/*.py")]
     found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}"

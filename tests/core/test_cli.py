@@ -382,7 +382,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[object], str]]:
         "missing file": ([tmp / "nope.json"], "nope.json"),
         "a directory": ([tmp], str(tmp)),
         "not utf-8": ([file("latin1.json", b'[{"role": "user", "content": "\xe9"}]')],
-                      "utf-8"),
+                      "UTF-8"),
         "invalid json": ([file("bad.json", "{not json")], "line 1"),
         "object without messages": ([file("obj.json", '{"id": "x", "turns": []}')],
                                     "'messages' list"),

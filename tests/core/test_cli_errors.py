@@ -213,7 +213,7 @@ def test_nan_in_the_input_is_written_as_null_valid_json_and_said_on_stderr(
     assert run.rc == 0, run.err
     data = json.loads(run.out, parse_constant=lambda c: pytest.fail(f"bare {c} written"))
     assert data["messages"][0]["x_score"] is None and data["messages"][0]["x_max"] is None
-    assert "2 number(s) JSON cannot hold (NaN, Infinity) written as null" in run.err
+    assert "2 numbers that JSON cannot hold (NaN, Infinity) written as null" in run.err
 
 
 # ------------------------------------------------------------------ nothing left behind

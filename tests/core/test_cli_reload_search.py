@@ -61,8 +61,8 @@ def test_an_unknown_id_says_where_it_looked(home: Path) -> None:
     line = assert_one_error_line(cli("reload", "12345678", "--home", home, "--project",
                                      PROJECT), "reload")
     assert "no offload '12345678'" in line
-    assert f"every session of project {PROJECT} in files under {home}" in line
-    assert "(2 session(s))" in line
+    assert f"in any session of project {PROJECT} in files under {home}" in line
+    assert "(2 sessions searched)" in line
 
 
 @pytest.mark.parametrize(("typed", "expected"), [
@@ -134,7 +134,7 @@ def test_search_errors_are_one_line(home: Path, args: list[str], expected: str) 
 def test_search_with_nothing_offloaded_says_where_it_looked(tmp_path: Path) -> None:
     line = assert_one_error_line(cli("search", "x", "--home", tmp_path, "--project", "empty"),
                                  "search")
-    assert "nothing offloaded in every session of project empty" in line
+    assert "nothing offloaded in any session of project empty" in line
 
 
 def test_memo_project_takes_the_agents_folder_as_reload_does(tmp_path: Path) -> None:

@@ -542,8 +542,8 @@ def test_the_memo_command_lists_reads_and_deletes_memos_on_disk(
 
     assert main(["memo", "list"]) == 0
     out = capsys.readouterr().out
-    assert "session s1: 1 memo(s)" in out and "  plan  the plan  (14 chars" in out
-    assert "session s2: 1 memo(s)" in out
+    assert "session s1: 1 memo\n" in out and "  plan  the plan  (14 characters" in out
+    assert "session s2: 1 memo\n" in out and "(1 character," in out
     assert main(["memo", "list", "--json", "--session", "s1"]) == 0
     assert [e["key"] for e in json.loads(capsys.readouterr().out)["s1"]] == ["plan"]
     assert main(["memo", "read", "plan"]) == 0

@@ -84,7 +84,8 @@ def test_prune_removes_sessions_idle_past_the_age_whole_and_keeps_the_rest(
 
     assert run.rc == 0, run.err
     assert run.out.splitlines()[0] == "p/old"
-    assert run.out.splitlines()[1].startswith("removed 1 session(s), 4 file(s), ")
+    assert run.out.splitlines()[1].startswith(
+        f"removed 1 session under {tmp_path} that nothing was written to for 30d: 4 files, ")
     assert not any(p.name in ("old", ".~old.lock") for p in tmp_path.rglob("*"))
     assert _blobs(store, "young") == 4 and _blobs(store, "old-but-touched") == 6
     assert MemoStore(store, project="p", session="young").read("plan") == "plan of young"

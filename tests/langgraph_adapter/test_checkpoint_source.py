@@ -10,6 +10,7 @@ message file.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,48 @@ def test_a_postgres_checkpointer_is_read_by_its_uri(tmp_path: Path, postgres_uri
                                system_prompt=run.system_prompt)
     [(_, tokens), (_, expected)] = prompt_tokens([read, conversation(tmp_path)])
     assert read.id == thread and within_one_percent(tokens, expected)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9], ids=["half", "most"])
+def test_a_truncated_checkpoint_file_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], keep: float) -> None:
+    db = tmp_path / "checkpoints.sqlite"
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        run_agent(saver, tmp_path, managed=None)
+    data = db.read_bytes()
+    db.write_bytes(data[:int(len(data) * keep)])  # a copy cut short, a disk that filled
+
+    assert main(["replay", str(db), "--policy", "none"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert str(db) in err and "damaged" in err
+
+
+def test_only_ctxmgrs_own_stand_ins_are_counted_as_stand_ins(tmp_path: Path) -> None:
+    """A run saved only at exit keeps ctxmgr's stand-ins, not their originals, and the
+    reader says how many; a user who pastes an offload tag wrote no stand-in."""
+    pasted = tmp_path / "pasted.sqlite"
+    with SqliteSaver.from_conn_string(str(pasted)) as saver:
+        agent = create_agent(GenericFakeChatModel(messages=iter([AIMessage("a tag, yes")])),
+                             [], checkpointer=saver)
+        agent.invoke({"messages": [HumanMessage(
+            "what is <!-- CONTEXT_OFFLOAD: uuid=deadbeefdeadbeef --> in my log?")]},
+            {"configurable": {"thread_id": "t1"}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        [read] = load_trajectories([pasted])
+    assert "uuid=deadbeefdeadbeef" in read.messages[0].text
+
+    at_exit = tmp_path / "exit.sqlite"
+    with SqliteSaver.from_conn_string(str(at_exit)) as saver:
+        run = RecordedRun.from_messages(RecordedRun.bundled_messages()[:60])
+        events: list[CompressionEvent] = []
+        agent = create_agent(run.model(), run.tools(), system_prompt=run.system_prompt,
+                             middleware=[ContextMiddleware(max_tokens=8_000,
+                                                           on_event=events.append)],
+                             checkpointer=saver)
+        agent.invoke({"messages": run.inputs()}, {"configurable": {"thread_id": "t1"}},
+                     durability="exit")  # one run, saved once: at its end
+    assert [e for e in events if e.status == "applied"]
+    with pytest.warns(UserWarning, match=r"thread t1: \d+ message\(s\) are ctxmgr stand-ins"):
+        load_trajectories([at_exit])

@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import pytest
+from doc_pages import blocks_with, run_block
 from langchain_core.callbacks import BaseCallbackHandler
 from langgraph_agents import build
 from opentelemetry import trace
@@ -32,7 +31,6 @@ LIMITS = {"recursion_limit": 200}
 PREPARING_RUN = {"create_agent": "model", "react_hook": "ctxmgr_pre_model_hook",
                  "state_graph": "ctxmgr_context"}
 """The run each integration prepares the model call in: custom events are attached to it."""
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def reading_run(files: int = 10) -> RecordedRun:
@@ -149,16 +147,14 @@ def test_a_thread_id_is_the_spans_conversation_id() -> None:
                          for s in spans)
 
 
-def test_the_readme_handler_prints_one_line_per_compression(
+def test_the_guides_handler_prints_one_line_per_compression(
         capsys: pytest.CaptureFixture[str]) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    block = next(b for b in blocks if "PrintCompressions(" in b)
+    [block] = blocks_with("PrintCompressions(")  # the tracing guide's
     seen: list[CompressionEvent] = []
     run = reading_run()
     agent = build("create_agent", run, config=CONFIG, counter=ApproximateCounter(),
                   on_event=seen.append)
-    scope: dict[str, object] = {"__name__": "readme_example", "agent": agent.graph, "run": run}
-    exec(block, scope)  # noqa: S102 - the README's own example, with the agent it refers to
+    run_block(block, agent=agent.graph, run=run)  # with the agent it refers to
     lines = capsys.readouterr().out.splitlines()
     assert seen and lines == [
         f"{e.name}: {e.tokens_before} -> {e.tokens_after} tokens, "

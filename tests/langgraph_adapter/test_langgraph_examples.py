@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_pages import blocks_with, run_block
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -36,23 +37,21 @@ def test_example_runs_offline_and_keeps_every_prompt_within_budget(name: str,
     assert "Traceback" not in run.stderr
 
 
-# --- the README's LangGraph snippets, one per style ------------------------------------
-
-README = Path(__file__).resolve().parents[2] / "README.md"
+# --- the LangGraph snippets of the README and the guide, one per style --------------------
 
 
 @pytest.mark.parametrize("needle", ["create_agent(", "create_react_agent(", "StateGraph("])
-def test_readme_snippet_runs_as_written_and_compresses(needle: str, tmp_path: Path,
+def test_the_docs_snippets_run_as_written_and_compress(needle: str, tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CTXMGR_HOME", str(tmp_path))  # the default offload store
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
-    block = next(b for b in blocks if needle in b)
-    scope: dict[str, object] = {"__name__": "readme_example"}
-    with warnings.catch_warnings():  # create_react_agent is deprecated since LangGraph 1.0
-        warnings.simplefilter("ignore", DeprecationWarning)
-        exec(block, scope)  # noqa: S102 - the README's own example, as written
-    result: Any = scope["result"]
-    assert result["messages"][-1].content == "The recorded run ends here."
-    model: Any = scope["model"]
-    assert len(model.received) == 116
-    assert len(model.received[-1]) < 100, "the last prompt was compressed"
+    blocks = blocks_with(needle)
+    assert len(blocks) == 2, "one in the README, one in the guide"
+    for block in blocks:
+        with warnings.catch_warnings():  # create_react_agent is deprecated since LangGraph 1.0
+            warnings.simplefilter("ignore", DeprecationWarning)
+            scope = run_block(block)
+        result: Any = scope["result"]
+        assert result["messages"][-1].content == "The recorded run ends here."
+        model: Any = scope["model"]
+        assert len(model.received) == 116
+        assert len(model.received[-1]) < 100, "the last prompt was compressed"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from doc_pages import blocks_with, run_block
 from hypothesis import given
 from hypothesis import strategies as st
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -367,14 +367,11 @@ def test_a_graph_without_a_store_or_a_durable_checkpointer_offloads_in_memory(
     assert not _isolated_home.exists()
 
 
-def test_the_readme_example_shares_offloads_and_memos_through_postgres(
+def test_the_guides_example_shares_offloads_and_memos_through_postgres(
         postgres_uri: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    example = next(b for b in re.findall(r"```python\n(.*?)```", readme, re.DOTALL)
-                   if "LangGraphStore(pg)" in b)
+    [example] = blocks_with("LangGraphStore(pg)")  # the stores guide's
     monkeypatch.setenv("DATABASE_URL", postgres_uri)
-    scope: dict[str, object] = {}
-    exec(example, scope)  # noqa: S102 - the README's own example, as written
+    scope = run_block(example)
     messages = scope["messages"]
     assert isinstance(messages, list)
     with PostgresStore.from_conn_string(postgres_uri) as pg:  # another worker

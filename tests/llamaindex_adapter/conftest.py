@@ -5,6 +5,7 @@ Each xdist worker gets its own database and one table, emptied before each test.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import Iterator
@@ -29,13 +30,19 @@ def postgres_kv_database() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def _postgres_kvstore(postgres_kv_database: str) -> Iterator[Any]:
     from llama_index.storage.kvstore.postgres import PostgresKVStore
+    from sqlalchemy.pool import NullPool
 
     sync_url, async_url = sqlalchemy_urls(postgres_kv_database)
+    # No pool: each test's event loop closes the connections it opened. A pooled async
+    # connection outlives its loop, and closing it when the worker exits printed a
+    # traceback (a KeyboardInterrupt from sqlalchemy) into the test output.
     kv = PostgresKVStore(table_name="kv", connection_string=sync_url,
-                         async_connection_string=async_url)
+                         async_connection_string=async_url,
+                         create_engine_kwargs={"poolclass": NullPool})
     kv._initialize()  # creates the table once for the worker
     yield kv
     kv._engine.dispose()
+    asyncio.run(kv._async_engine.dispose())
 
 
 @pytest.fixture

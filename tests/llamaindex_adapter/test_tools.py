@@ -188,3 +188,20 @@ def test_a_memo_write_leaves_only_its_placeholder_in_the_history() -> None:
     assert not any(plan in t for t in texts(everything))
     assert MemoStore(memory.store, session="memo-run", project="p").read("plan") == plan
     assert any(re.match(r"ctxmgr/p/notes/memo-run", c) for c in kv.to_dict())
+
+
+HUGE = "0123456789abcdef" * 20_000  # 320,000 characters, far over the 8,000-token window
+
+
+@pytest.mark.parametrize(("tool_name", "args"), [
+    ("context_reload", {"uuid": HUGE}), ("context_search", {"query": HUGE})],
+    ids=["reload uuid", "search query"])
+def test_an_oversized_argument_of_a_refused_call_is_elided_from_the_next_prompt(
+        tool_name: str, args: dict[str, str]) -> None:
+    memory = ContextMemory.from_defaults(store=InMemoryStore(), max_tokens=8000)
+    llm, everything = run_agent(memory, [calls(tool_name, args, "c1"), "I will ask properly"])
+    assert len(llm.received) == 2
+    assert max(memory.counter.count_messages(from_llamaindex(p)) for p in llm.received) < 8000
+    [shown] = [b for m in llm.received[1] for b in m.blocks if isinstance(b, ToolCallBlock)]
+    [argument] = shown.tool_kwargs.values()  # type: ignore[union-attr]
+    assert str(argument).startswith("[elided by ctxmgr: 320,000 characters")

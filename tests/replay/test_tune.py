@@ -92,3 +92,51 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capture
     assert main(["tune", str(conversation_file(tmp_path)), *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_the_recommendation_says_how_many_calls_compressions_and_facts_it_rests_on(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tune.json"
+    assert main(["tune", str(conversation_file(tmp_path)), "--window", "2000", "--quick",
+                 "--no-peers", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    defaults = next(r for r in json.loads(out.read_text())["rows"]
+                    if r["policy"] == "ctxmgr defaults")
+    assert defaults["model_calls"] > 0 and defaults["compressions"] > 0
+    assert defaults["needed_facts"] > 0
+    assert (f"it rests on {defaults['model_calls']:,} model calls, "
+            f"{defaults['compressions']:,} compressions under the defaults and "
+            f"{defaults['needed_facts']:,} facts the agent reused") in text
+
+
+def test_runs_that_never_fill_the_window_get_the_defaults_saying_nothing_was_compressed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tune", str(conversation_file(tmp_path)), "--window", "1000000", "--quick",
+                 "--no-peers"]) == 0
+    text = capsys.readouterr().out
+    assert "Recommended: ctxmgr defaults (no config compressed anything" in text
+    assert "0 compressions under the defaults" in text
+
+
+def _write_run(path: Path, messages: list[dict[str, Any]]) -> Path:
+    path.write_text(json.dumps({"id": path.stem, "messages": messages}), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("messages", "message"), [
+    ([{"role": "user", "content": "hello"}], "no model call in the 1 run given"),
+    ([{"role": "system", "content": "You are a helpful assistant."},
+      {"role": "user", "content": "Tell me a short story about a lighthouse."},
+      {"role": "assistant", "content": "Once, a keeper lit the lamp every night."},
+      {"role": "user", "content": "And then?"},
+      {"role": "assistant", "content": "One night a ship came home."}],
+     "never reuses a fact from earlier tool output"),
+], ids=["no model call", "no fact reused"])
+def test_tune_refuses_to_recommend_from_runs_that_hold_no_evidence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], messages: list[dict[str, Any]],
+        message: str) -> None:
+    run = _write_run(tmp_path / "run.json", messages)
+    assert main(["tune", str(run), "--window", "3000", "--quick", "--no-peers"]) == 2
+    captured = capsys.readouterr()
+    assert "Recommended" not in captured.out
+    assert captured.err.count("\n") == 1 and message in captured.err

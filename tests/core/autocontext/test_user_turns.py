@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from builders import C, answer, dicts, expand, groups, plain_window, system, user
+from planted import KINDS, SessionSpec, generate_session, run_protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import OFFLOAD_ID_DIGITS, OFFLOAD_TAG_RE, CompressedMarker
@@ -40,7 +41,6 @@ from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
-from planted import KINDS, SessionSpec, generate_session, run_protocol
 from ctxmgr.store.memory import InMemoryStore
 
 SAID = ("Never touch the prod database.", "ok thanks", "The refund cap is $450.",
@@ -429,8 +429,14 @@ def test_the_ids_of_every_candidate_range_are_the_ids_their_offloads_get() -> No
     assert OffloadStore.ids_for(h[2:], ends) == {e: OffloadStore.id_for(h[2:2 + e])
                                                 for e in ends}
     assert OffloadStore.ids_for(h, []) == {}
-    # the id is the hash of the range's JSON, as blobs written before were named
+    # the id is the hash of the range's JSON less the message ids; with them, as blobs
+    # written before were named
     for part in (h[2:9], h[:1], []):
-        blob = json.dumps([message_to_dict(m) for m in part], sort_keys=True)
-        assert OffloadStore.id_for(part) == hashlib.sha256(blob.encode("ascii")).hexdigest()[
-            :OFFLOAD_ID_DIGITS]
+        dicts = [message_to_dict(m) for m in part]
+        blob = json.dumps(dicts, sort_keys=True)
+        content = json.dumps([{k: v for k, v in d.items() if k != "id"} for d in dicts],
+                             sort_keys=True)
+        assert OffloadStore.id_for(part, with_ids=True) == hashlib.sha256(
+            blob.encode("ascii")).hexdigest()[:OFFLOAD_ID_DIGITS]
+        assert OffloadStore.id_for(part) == hashlib.sha256(
+            content.encode("ascii")).hexdigest()[:OFFLOAD_ID_DIGITS]

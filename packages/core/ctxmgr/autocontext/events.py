@@ -24,7 +24,7 @@ class CompressionEvent:
 
     strategy: int
     """The strategy's number: AgentScope's six cheapest first (1-6), then the last
-    resorts (7-9); see the README's table of strategies."""
+    resorts (7-9); see the table of strategies in docs/how-it-decides.md."""
     name: str
     """The strategy's name, e.g. ``"tool_runs"``."""
     status: Literal["applied", "skipped"]

@@ -5,6 +5,11 @@ copies into ``context_reload``); the marker is the metadata entry
 ``{"ctxmgr": {"compressed": true, "strategy": N, "offload_id": ID, ...}}``
 that tells ctxmgr itself a message stands in for others, so a summary is never
 taken for a final answer. Both are written and read only here.
+
+ctxmgr knows its stand-ins by their marker, never by a tag in their text: a tag someone
+else wrote (a user pasting one, a summarizer copying or inventing one) is text. In the
+text of a stand-in, where the model would take it for ctxmgr's, it is quoted
+(:func:`quote_offload_tags`), so each stand-in shows exactly one tag, its own.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ __all__ = [
     "CompressedMarker",
     "find_offload_ids",
     "offload_tag",
+    "quote_offload_tags",
     "strip_offload_tags",
     "tagged_size",
     "with_sized_tags",
@@ -46,6 +52,9 @@ _SIZED_TAG_RE = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid=({OFFLOAD_ID_RE.pattern
                            r"\((\d+) characters, (\d+) tokens\) -->")
 
 _ANY_TAG_RE = re.compile(r"\n?<!-- CONTEXT_OFFLOAD: uuid=[0-9a-f]+(?: \([^()<>]*\))? -->")
+
+_TAG_LIKE_RE = re.compile(r"<!--\s*CONTEXT[_ ]OFFLOAD\b\s*:?\s*([^>]{0,200}?)\s*-->", re.IGNORECASE)
+"""Anything a reader could take for an offload tag, in any spacing or case."""
 
 METADATA_KEY = "ctxmgr"
 """Where the marker lives in :attr:`Message.metadata`."""
@@ -85,6 +94,13 @@ def with_sized_tags(message: Message, offload_id: str, size: tuple[int, int]) ->
             b, changed = replace(b, content=b.text.replace(plain, sized)), True
         blocks.append(b)
     return replace(message, content=tuple(blocks)) if changed else message
+
+
+def quote_offload_tags(text: str) -> str:
+    """``text`` with every offload tag in it (or what looks like one) quoted, so that
+    neither the model nor ctxmgr takes it for a tag: what ctxmgr writes into a stand-in
+    beside the one tag of its own (a summary, a user's words, a preview)."""
+    return _TAG_LIKE_RE.sub(lambda m: f"(quoted offload tag, not ctxmgr's: {m[1]})", text)
 
 
 def strip_offload_tags(text: str) -> str:

@@ -55,23 +55,29 @@ class OffloadStore:
         return uuid.uuid4().hex[:OFFLOAD_ID_DIGITS]
 
     @staticmethod
-    def id_for(messages: Sequence[Message]) -> str:
+    def id_for(messages: Sequence[Message], *, with_ids: bool = False) -> str:
         """The offload id of a range: the first
         :data:`~ctxmgr.autocontext.marker.OFFLOAD_ID_DIGITS` hex digits of the SHA-256 of its
         messages.
 
-        Derived from the content (ids included), so compressing the same history
-        twice, in another process or after a restart, names the same blob: replaying
-        a call is idempotent and a resumed worker writes nothing new.
+        Derived from what the model is shown of them, their content: the same history
+        compressed twice, in another process, after a restart or in a framework that
+        gives each message a random id, names the same blob, so the prompts are the same
+        byte for byte, replaying a call is idempotent and a resumed worker writes nothing
+        new. ``with_ids`` hashes the message ids too: the id of a range whose content
+        another range of the session already has (the pass takes it then).
         """
-        return OffloadStore.ids_for(messages, [len(messages)])[len(messages)]
+        return OffloadStore.ids_for(messages, [len(messages)],
+                                    with_ids=with_ids)[len(messages)]
 
     @staticmethod
-    def ids_for(messages: Sequence[Message], ends: Iterable[int]) -> dict[int, str]:
+    def ids_for(messages: Sequence[Message], ends: Iterable[int], *,
+                with_ids: bool = False) -> dict[int, str]:
         """:meth:`id_for` of ``messages[:end]`` for each of ``ends``, in one pass: a
         strategy that weighs where a range should end measures each candidate with the
         id it would carry. The hash is of the JSON list of the messages
-        (``json.dumps(..., sort_keys=True)``), fed one message at a time."""
+        (``json.dumps(..., sort_keys=True)``, without ``id`` unless ``with_ids``), fed
+        one message at a time."""
         wanted = set(ends)
         out: dict[int, str] = {}
         digest = hashlib.sha256(b"[")
@@ -79,8 +85,10 @@ class OffloadStore:
             if end > 1:
                 digest.update(b", ")
             if end:
-                digest.update(json.dumps(message_to_dict(messages[end - 1]),
-                                         sort_keys=True).encode("ascii"))
+                data = message_to_dict(messages[end - 1])
+                if not with_ids:
+                    data.pop("id", None)
+                digest.update(json.dumps(data, sort_keys=True).encode("ascii"))
             if end in wanted:
                 done = digest.copy()
                 done.update(b"]")

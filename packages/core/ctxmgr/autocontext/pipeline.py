@@ -13,7 +13,6 @@ result is never applied.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Generator, Sequence
@@ -43,7 +42,7 @@ from ctxmgr.autocontext.summarizers import (
     summarize_safely,
 )
 from ctxmgr.autocontext.tracing import record_compression
-from ctxmgr.errors import ContextOverflowError, StoreError
+from ctxmgr.errors import ContextOverflowError, OffloadNotFoundError, StoreError
 from ctxmgr.messages import Message
 from ctxmgr.tokens import TokenCounter
 
@@ -176,6 +175,27 @@ class _Pass:
                                     for m in self.work[plan.end:self.edited_from]),
                          model_calls=self.model_calls, config=self.config)
 
+    def _offload_id(self, plan: Plan, original: Sequence[Message]) -> str:
+        """The range's id: the plan's, else :meth:`OffloadStore.id_for` (of its content);
+        when another range of this session holds that id with other messages (the same
+        content, other ids), the id of its messages with their ids, so each range reloads
+        its own.
+
+        Raises:
+            StoreError: the store failed (the step is skipped, as for a failed write).
+        """
+        if plan.offload_id is not None:  # the plan's own blob (a preview cut again)
+            return plan.offload_id
+        offload_id = self.offload.id_for(original)
+        if not self.offload.exists(offload_id):
+            return offload_id
+        try:
+            if self.offload.load(offload_id) == list(original):
+                return offload_id  # this very range, offloaded before: nothing new
+        except OffloadNotFoundError:  # removed meanwhile: the id is free again
+            return offload_id
+        return self.offload.id_for(original, with_ids=True)
+
     def skip(self, strategy: Strategy, summary_input: int, started: float,
              reason: str | None) -> None:
         self._emit(CompressionEvent(
@@ -190,7 +210,7 @@ class _Pass:
         messages stand in, or ``None`` (nothing changed) when they would not be smaller or,
         for an offload the budget does not need, would not pay back yet."""
         old = sum(self.counter.count(m) for m in original)
-        offload_id = plan.offload_id or self.offload.id_for(original)
+        offload_id = self._offload_id(plan, original)
         stand_in = plan.build(summary, offload_id)
         lines = None
         if self.config.budget_tokens >= SIZED_TAGS_MIN_BUDGET:
@@ -450,6 +470,8 @@ async def acompress(
             return (next(gen) if outcome is None else gen.send(outcome)), None
         except StopIteration as stop:
             return None, stop.value
+
+    import asyncio  # already loaded: an event loop runs this
 
     try:
         request, done = await asyncio.to_thread(step, None)

@@ -27,17 +27,19 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import regex
+from typing import TYPE_CHECKING, Any
 
 from ctxmgr.autocontext.hidden import HiddenOriginals, MayHold, Passage
 from ctxmgr.autocontext.search_index import RangeIndex
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
+
+if TYPE_CHECKING:
+    import regex
 from ctxmgr.tokens import TokenCounter, default_counter
 from ctxmgr.tool_guard import never_raises
 from ctxmgr.tool_input import parse_tool_input
@@ -282,6 +284,8 @@ def _parse(tool_input: Any) -> _Query | str:
             return f"Error: {name} must be a whole number from 1, got {value!r:.40}; {_USAGE}"
         numbers[name] = value
     if is_regex:
+        import regex  # with the first search, not at ``import ctxmgr``
+
         try:
             regex.compile(text)
         except (regex.error, OverflowError, RecursionError) as exc:
@@ -298,6 +302,8 @@ def _find(lookup: Lookup, query: _Query) -> tuple[list[_Hit], int, bool, int]:
     Raises:
         TimeoutError: a regular expression ran past :data:`REGEX_SECONDS`.
     """
+    import regex  # with the first search, not at ``import ctxmgr``
+
     want = query.page * query.per_page
     deadline = time.monotonic() + REGEX_SECONDS
     if query.regex:
@@ -348,6 +354,8 @@ def _leading_literal(pattern: regex.Pattern[str]) -> str | None:
     that allows none of it follows; ``None`` when the pattern has an alternative, a
     group with options (``(?i)``, a lookaround) or is case-blind, or begins with fewer
     than three plain characters (then every range's text is searched)."""
+    import regex  # loaded already: ``pattern`` is one of its patterns
+
     text = pattern.pattern
     if pattern.flags & (regex.IGNORECASE | regex.VERBOSE) or "|" in text or "(?" in text:
         return None
@@ -491,7 +499,7 @@ def _joinable(pattern: str) -> bool:
         elif ch in "^$":
             return False
         elif ch == "(" and pattern[k + 1:k + 2] == "?":
-            flags = regex.match(r"[a-zA-Z0-9-]*", pattern[k + 2:])
+            flags = re.match(r"[a-zA-Z0-9-]*", pattern[k + 2:])
             after = pattern[k + 2:k + 3]
             if after in ("=", "!", "<") or set(flags.group() if flags else "") & {"r", "x"}:
                 return False

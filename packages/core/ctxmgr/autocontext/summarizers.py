@@ -17,7 +17,6 @@ covers sync and async calls alike: after a timeout, calls are skipped for
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import threading
@@ -173,6 +172,8 @@ class SummaryWorker:
                 if hasattr(summarizer, "summarize"):
                     box["text"] = summarizer.summarize(messages, instruction)
                 else:  # duck-typed: no ``summarize``, so it must be async-only
+                    import asyncio  # only here: ``import ctxmgr`` does not load asyncio
+
                     box["text"] = asyncio.run(
                         summarizer.asummarize(messages, instruction))  # type: ignore[attr-defined]
             except BaseException as exc:  # noqa: BLE001 - any failure means "skip"
@@ -222,6 +223,8 @@ async def asummarize_safely(
     An async summarizer that blocks the event loop (sync I/O inside ``async def``)
     cannot be interrupted; an answer it gives after ``timeout_s`` is not used.
     """
+    import asyncio  # already loaded: an event loop runs this
+
     method = getattr(summarizer, "asummarize", None)
     if method is None or not inspect.iscoroutinefunction(method):
         return await asyncio.to_thread(summarize_safely, summarizer, messages, instruction,

@@ -18,6 +18,7 @@ __all__ = [
     "UsageError",
     "check_max_tokens",
     "file_store",
+    "plural",
 ]
 
 EXIT_OK = 0
@@ -29,6 +30,11 @@ CLI_PROJECT, CLI_SESSION = "ctxmgr-cli", "default"
 MAX_TOKENS_LIMIT = 1_000_000_000
 """The largest ``--max-tokens`` taken: far above any model's window, and small enough
 that every figure derived from it stays an exact float."""
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 session``, ``3 sessions``, ``2 trajectories``: a count and its noun in English."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 class UsageError(CtxmgrError):

@@ -24,7 +24,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ctxmgr._atomic import write_atomic
-from ctxmgr.cli._common import UsageError
+from ctxmgr.cli._common import UsageError, plural
 
 if TYPE_CHECKING:
     from ctxmgr.messages import Message
@@ -46,7 +46,7 @@ def read_json(path: str) -> Any:
     try:
         text = blob.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: cannot be read as utf-8 text ({exc.reason} at byte "
+        raise UsageError(f"{path}: cannot be read as UTF-8 text ({exc.reason} at byte "
                          f"{exc.start})") from None
     return loads(text, path)
 
@@ -114,8 +114,8 @@ def write_output(data: Any, out: str | None, *, command: str) -> None:
     """Write ``data`` as JSON to ``out`` (stdout when ``None``); see the module docstring."""
     text, replaced = json_text(data)
     if replaced:
-        print(f"ctxmgr {command}: note: {replaced} number(s) JSON cannot hold (NaN, Infinity) "
-              "written as null", file=sys.stderr)
+        print(f"ctxmgr {command}: note: {plural(replaced, 'number')} that JSON cannot hold "
+              "(NaN, Infinity) written as null", file=sys.stderr)
     if not out:
         sys.stdout.write(text)
         return

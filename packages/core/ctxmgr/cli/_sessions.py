@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ctxmgr.autocontext.reload import OFFLOAD_ID_CHARS
-from ctxmgr.cli._common import CLI_PROJECT, UsageError
+from ctxmgr.cli._common import CLI_PROJECT, UsageError, plural
 from ctxmgr.store.base import Namespace, Store
 
 __all__ = ["MIN_PREFIX", "STORE_URI_GROUP", "Found", "Location", "add_location_arguments",
@@ -75,10 +75,11 @@ class Location:
         return [n.session for n in self.store.namespaces(project=project) if n.kind == kind]
 
     def where(self) -> str:
-        """Where it looked, for an error: projects, session and store."""
+        """Where it looked, for an error saying nothing was found there: projects,
+        session and store."""
         projects = " or ".join(self.projects)
         session = (f"session {self.session}" if self.session is not None
-                   else "every session")
+                   else "any session")
         return f"{session} of project {projects} in {self.described}"
 
 
@@ -285,7 +286,8 @@ def resolve_offload(location: Location, text: str) -> Found:
             for i in ids:
                 matches.setdefault(i, []).append((project, session))
     if not matches:
-        searched = f" ({looked} session(s))" if location.session is None else ""
+        searched = (f" ({plural(looked, 'session')} searched)" if location.session is None
+                    else "")
         raise UsageError(f"no offload {text.strip()!r:.80} in {location.where()}{searched}; "
                          "name the agent's project, thread or store with --project, --thread "
                          "or --store")

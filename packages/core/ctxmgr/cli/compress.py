@@ -18,6 +18,7 @@ from ctxmgr.cli._common import (
     UsageError,
     check_max_tokens,
     file_store,
+    plural,
 )
 from ctxmgr.cli._io import check_output, read_messages, write_output
 from ctxmgr.store.base import Namespace, Store
@@ -67,8 +68,9 @@ def run(args: argparse.Namespace) -> int:
         store.undo()
         raise
     applied = [e for e in events if e.status == "applied"]
-    print(f"ctxmgr compress: {len(messages)} -> {len(memory.messages)} messages, "
-          f"{memory.tokens} tokens, {len(applied)} compression(s)", file=sys.stderr)
+    print(f"ctxmgr compress: {len(messages):,} -> {plural(len(memory.messages), 'message')}, "
+          f"{plural(memory.tokens, 'token')}, {plural(len(applied), 'compression')}",
+          file=sys.stderr)
     return EXIT_OK
 
 

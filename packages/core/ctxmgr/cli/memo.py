@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ctxmgr.cli._common import EXIT_OK, UsageError
+from ctxmgr.cli._common import EXIT_OK, UsageError, plural
 from ctxmgr.cli._sessions import project_label
 
 __all__ = ["HELP", "add_arguments", "run", "take_positionals"]
@@ -59,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
         if not any(listing.values()):
             print(f"no memos for project {project} under {home}")
         for s, entries in listing.items():
-            print(f"session {s}: {len(entries)} memo(s)")
+            print(f"session {s}: {plural(len(entries), 'memo')}")
             for e in entries:
-                print(f"  {e.key}  {e.summary}  ({e.size} chars, updated {e.updated or '?'})")
+                print(f"  {e.key}  {e.summary}  ({plural(e.size, 'character')}, updated "
+                      f"{e.updated or 'at an unknown time'})")
         return EXIT_OK
 
     if not args.key:

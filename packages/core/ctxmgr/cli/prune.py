@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from ctxmgr.cli._common import EXIT_OK, UsageError
+from ctxmgr.cli._common import EXIT_OK, UsageError, plural
 
 __all__ = ["HELP", "add_arguments", "parse_age", "run"]
 
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for project, session in report.sessions:
         print(f"{project}/{session}")
     verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {len(report.sessions)} session(s), {report.files} file(s), "
-          f"{report.bytes} bytes, not written to for {args.older_than.strip()}, under {root}")
+    print(f"{verb} {plural(len(report.sessions), 'session')} under {root} that nothing was "
+          f"written to for {args.older_than.strip()}: {plural(report.files, 'file')}, "
+          f"{plural(report.bytes, 'byte')}")
     return EXIT_OK

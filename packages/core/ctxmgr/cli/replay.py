@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens
+from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens, plural
 from ctxmgr.cli._io import check_output, write_output
 
 if TYPE_CHECKING:
@@ -185,10 +185,14 @@ def _run_with_progress(trajectories: Sequence[Trajectory], policies: Sequence[Po
     except ImportError:
         return replay(trajectories, policies, budget=budget, counter=counter,
                       summarizer=summarizer)
+    console = Console(stderr=True)
+    if not console.is_terminal:  # a bar in a log is noise, and rich leaves a blank line
+        return replay(trajectories, policies, budget=budget, counter=counter,
+                      summarizer=summarizer)
     total = count_model_calls(trajectories) * len(policies)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("replaying", total=total)
 
         def progress(policy: str, n: int) -> None:
@@ -205,8 +209,9 @@ def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
     from ctxmgr.replay.report import format_table, print_table, save_plot
 
     data = report.to_json()
-    title = (f"{len(trajectories)} trajectories, {count_model_calls(trajectories)} model "
-             f"calls, budget {args.max_tokens:,} tokens")
+    title = (f"{plural(len(trajectories), 'trajectory', 'trajectories')}, "
+             f"{plural(count_model_calls(trajectories), 'model call')}, budget "
+             f"{args.max_tokens:,} tokens")
     try:
         print_table(data, title=title)
     except ImportError:
@@ -220,5 +225,6 @@ def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
     failed = {n: b["aggregate"]["errors"] for n, b in data["policies"].items()
               if b["aggregate"]["errors"]}
     for name, count in failed.items():
-        print(f"ctxmgr replay: warning: policy {name} failed on {count} trajectory(ies); "
-              "see 'error' in the JSON rows", file=sys.stderr)
+        print(f"ctxmgr replay: warning: policy {name} failed on "
+              f"{plural(count, 'trajectory', 'trajectories')}; see 'error' in the JSON rows",
+              file=sys.stderr)

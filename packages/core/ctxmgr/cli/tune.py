@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens
+from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens, plural
 from ctxmgr.cli._io import check_output, write_output
 from ctxmgr.cli.replay import add_source_arguments, read_source_arguments
 
@@ -74,9 +74,12 @@ def _tune_with_progress(trajectories: list[Trajectory], window: int,
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     except ImportError:
         return tune(trajectories, window=window, variants=variants, peers=peers)
+    console = Console(stderr=True)
+    if not console.is_terminal:  # a bar in a log is noise, and rich leaves a blank line
+        return tune(trajectories, window=window, variants=variants, peers=peers)
     total = count_model_calls(trajectories) * (1 + len(peers) + len(variants))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+                  console=console, transient=True) as bar:
         task = bar.add_task("tuning", total=total)
 
         def progress(policy: str, n: int) -> None:
@@ -93,10 +96,11 @@ def _show(result: TuneResult, trajectories: list[Trajectory], args: argparse.Nam
     from ctxmgr.replay import count_model_calls
 
     calls = count_model_calls(trajectories)
-    print(f"{len(trajectories)} run(s), {calls:,} model call(s), window {args.window:,} "
-          "tokens; cost and cost with recovery are shares of no management\n")
+    print(f"{plural(len(trajectories), 'run')}, {plural(calls, 'model call')}, window "
+          f"{args.window:,} tokens; cost and cost with recovery are shares of no "
+          "management\n")
     print(result.table())
-    print(f"\nRecommended: {result.recommended.policy} ({result.reason}).\n")
+    print(f"\nRecommended: {result.recommended.policy} ({result.reason}); {result.basis}.\n")
     print("In code:\n")
     print(f"    {result.python()}\n")
     print("Or, with no config passed, in the environment the adapters read:\n")
@@ -104,7 +108,7 @@ def _show(result: TuneResult, trajectories: list[Trajectory], args: argparse.Nam
         print(f"    {name}={value}")
     if args.json:
         data = {"window": result.window, "recommended": result.recommended.policy,
-                "reason": result.reason, "python": result.python(),
+                "reason": result.reason, "basis": result.basis, "python": result.python(),
                 "environment": result.environment(),
                 "rows": [{**dataclasses.asdict(r), "overrides": dict(r.overrides)}
                          for r in result.rows]}

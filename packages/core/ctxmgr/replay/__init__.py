@@ -60,7 +60,14 @@ from ctxmgr.replay.sources import (
 )
 from ctxmgr.replay.summarizer import FIXED_SUMMARY, FakeSummarizer, SummarizerUsage
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
-from ctxmgr.replay.tune import QUICK_VARIANTS, TUNE_VARIANTS, TuneResult, recommend, tune
+from ctxmgr.replay.tune import (
+    QUICK_VARIANTS,
+    TUNE_VARIANTS,
+    NoEvidenceError,
+    TuneResult,
+    recommend,
+    tune,
+)
 
 __all__ = [
     "BUILTIN_POLICIES",
@@ -77,6 +84,7 @@ __all__ = [
     "FakeSummarizer",
     "FrontierRow",
     "IncrementalPolicy",
+    "NoEvidenceError",
     "NonePolicy",
     "Policy",
     "PolicyContext",

@@ -46,10 +46,12 @@ class CtxmgrPolicy:
         try:
             applied = self.memory.compress_if_needed()
             events = tuple(e.name for e in applied if e.status == "applied")
-        except ContextOverflowError:
+        except ContextOverflowError as exc:
             # Still over the window after every strategy: the call goes out over budget
-            # (counted by over_budget_calls) rather than ending the replay.
-            events = ("overflow",)
+            # (counted by over_budget_calls) rather than ending the replay, with what the
+            # pass did apply (the memory keeps it).
+            partial = getattr(exc.partial, "events", ())
+            events = (*(e.name for e in partial if e.status == "applied"), "overflow")
         seconds = time.perf_counter() - start
         return PolicyResult(messages=tuple(self.memory.prompt), events=events,
                             seconds=seconds)

@@ -85,6 +85,14 @@ class FrontierRow:
     over_budget_calls: int
     task_lost: int
     pairing_violations: int
+    model_calls: int = 0
+    """The model calls replayed: what every figure of the row rests on."""
+    compressions: int = 0
+    """Compression steps the policy applied over those calls (ctxmgr's strategies fired;
+    a peer's own steps when it reports them)."""
+    needed_facts: int = 0
+    """Facts the recorded next steps copied from earlier tool output: what
+    ``fact_availability`` is a share of (the same for every policy of one replay)."""
     recency_floor: float = 0.0
     """The recency a row needs to be a candidate."""
     frontier: bool = False
@@ -159,7 +167,9 @@ def frontier_rows(trajectories: Sequence[Trajectory], *, budget: int,
             user_retention=a["user_retention"], actions_retained=a["actions_retained"],
             cost_with_recovery=a["cost_with_recovery_ratio"],
             over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
-            pairing_violations=a["pairing_violations"], recency_floor=recency_floor,
+            pairing_violations=a["pairing_violations"], model_calls=a["model_calls"],
+            compressions=sum(n for e, n in a["events"].items() if e != "overflow"),
+            needed_facts=a["needed_facts"], recency_floor=recency_floor,
             overrides=knobs.get(name, {})))
     return rows
 

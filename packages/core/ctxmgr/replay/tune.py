@@ -12,6 +12,12 @@ cheapest candidate on cost with recovery wins, the defaults on a tie. When the d
 themselves break a call at this window, the eligible variant that keeps the most facts
 and user words wins. Peers are in the table for comparison: a config is what is
 recommended.
+
+Advice needs evidence: runs with no model call, or in which the agent never reuses a fact
+from earlier tool output (so no config can be told to keep or lose one), get no
+recommendation but a :class:`NoEvidenceError`; runs that never fill the window get the
+defaults, saying that nothing was compressed. Every recommendation says how many calls,
+compressions and reused facts it rests on.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxmgr.autocontext import AutoContextConfig
+from ctxmgr.errors import CtxmgrError
 from ctxmgr.replay.frontier import (
     CTXMGR,
     SHOWN,
@@ -36,8 +43,8 @@ from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.settings import config_env_vars
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["QUICK_VARIANTS", "TUNE_VARIANTS", "TuneResult", "config_python", "recommend",
-           "tune"]
+__all__ = ["QUICK_VARIANTS", "TUNE_VARIANTS", "NoEvidenceError", "TuneResult",
+           "config_python", "recommend", "tune"]
 
 QUICK_VARIANTS: dict[str, dict[str, Any]] = {
     "defaults": {},
@@ -64,6 +71,11 @@ TUNE_VARIANTS: dict[str, dict[str, Any]] = {
 take a mechanism away to measure it, and are no one's recommendation)."""
 
 
+class NoEvidenceError(CtxmgrError, ValueError):
+    """The runs hold nothing a recommendation could rest on (no model call, or no fact the
+    agent reused); the message says which and what to give instead."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TuneResult:
     """The table, the row chosen from it, and that row as a config."""
@@ -74,6 +86,17 @@ class TuneResult:
     config: AutoContextConfig
     reason: str
     """Why this row, in one sentence."""
+
+    @property
+    def basis(self) -> str:
+        """What the advice rests on, in one sentence."""
+        defaults = next(r for r in self.rows if r.policy == variant_label("defaults"))
+        calls, compressions, facts = (defaults.model_calls, defaults.compressions,
+                                      defaults.needed_facts)
+        return (f"it rests on {calls:,} model call{'' if calls == 1 else 's'}, "
+                f"{compressions:,} compression{'' if compressions == 1 else 's'} under the "
+                f"defaults and {facts:,} fact{'' if facts == 1 else 's'} the agent reused from "
+                "earlier tool output")
 
     def table(self) -> str:
         """The rows as a Markdown table, the chosen one marked."""
@@ -136,7 +159,14 @@ def tune(trajectories: Sequence[Trajectory], *, window: int,
     Raises:
         ConfigError: a variant's knobs that ``AutoContextConfig`` refuses at ``window``,
             or a peer that is unknown or not installed.
+        NoEvidenceError: the runs have no model call, or the agent never reuses a fact
+            from earlier tool output in them.
     """
+    if not any(m.role == "assistant" for t in trajectories for m in t.messages):
+        raise NoEvidenceError(
+            f"no model call in the {len(trajectories)} run{'' if len(trajectories) == 1 else 's'}"
+            " given (no assistant message): "
+            "there is nothing to tune on; give runs of your agent")
     chosen = dict(variants if variants is not None else TUNE_VARIANTS)
     chosen = {"defaults": {}, **{k: v for k, v in chosen.items() if k != "defaults"}}
     rows = frontier_rows(trajectories, budget=window, variants=chosen, peers=peers,
@@ -145,7 +175,21 @@ def tune(trajectories: Sequence[Trajectory], *, window: int,
     # would choose from
     floor = next(_shown(r.recency) for r in rows if r.policy == variant_label("defaults"))
     rows = mark_frontier([dataclasses.replace(r, recency_floor=floor) for r in rows])
-    best, reason = recommend(rows)
+    defaults = next(r for r in rows if r.policy == variant_label("defaults"))
+    if not defaults.needed_facts:
+        raise NoEvidenceError(
+            f"the agent never reuses a fact from earlier tool output in the "
+            f"{len(trajectories)} run{'' if len(trajectories) == 1 else 's'} given "
+            f"({defaults.model_calls:,} model calls), so no config "
+            "can be seen to keep or lose one: nothing to recommend from; give runs in which "
+            "it reads tool results and acts on them")
+    ours = [r for r in rows if r.kind == CTXMGR]
+    if not any(r.compressions for r in ours):
+        best, reason = defaults, (f"no config compressed anything: these runs never reach "
+                                  f"the trigger at a {window:,}-token window, so they cannot "
+                                  "tell the configs apart; the defaults stand")
+    else:
+        best, reason = recommend(rows)
     config = AutoContextConfig(max_tokens=window, **best.overrides)
     return TuneResult(window=window, rows=tuple(rows), recommended=best, config=config,
                       reason=reason)

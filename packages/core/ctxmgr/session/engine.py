@@ -48,6 +48,7 @@ from ctxmgr.session.labels import NO_THREAD_SESSION
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, elide_memos, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer, search_answer
+from ctxmgr.session.refused import elide_refused
 from ctxmgr.session.state import (
     MemoElision,
     SessionState,
@@ -308,7 +309,7 @@ class SessionEngine:
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
-        counted = elide_memos(history, current.memos)
+        counted = elide_refused(elide_memos(history, current.memos))
         result = processor.process(counted, current.compression, overhead_tokens=beside,
                                    persisted=persisted, force=force)
         return self._turn(_unelided(result, history, counted), state, current, processor,
@@ -322,7 +323,7 @@ class SessionEngine:
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
-        counted = elide_memos(history, current.memos)
+        counted = elide_refused(elide_memos(history, current.memos))
         result = await processor.aprocess(counted, current.compression,
                                           overhead_tokens=beside, persisted=persisted,
                                           force=force)

@@ -6,7 +6,8 @@ model is sent differs in three ways, each a pure function of the session state,
 so consecutive prompts stay byte-identical between compressions:
 
 * an archived tool result shows as its placeholder (:func:`~ctxmgr.render_archived`);
-* a written memo's ``content`` argument shows as its placeholder;
+* a written memo's ``content`` argument shows as its placeholder, and so does an
+  oversized argument of a call a ctxmgr tool refused (:mod:`ctxmgr.session.refused`);
 * ctxmgr's own system messages, the tool guidance and, once anything is
   compressed, the reload hint, go right after the leading system messages.
 """
@@ -19,6 +20,7 @@ from ctxmgr.archive import render_archived
 from ctxmgr.memo import elide_memo_content
 from ctxmgr.messages import Message, TextBlock
 from ctxmgr.prompts import after_system, system_prompt_fragment
+from ctxmgr.session.refused import elide_refused
 from ctxmgr.session.state import MemoElision, SessionState
 
 __all__ = ["GUIDANCE_ID", "after_system", "guidance_message", "render_view"]
@@ -38,9 +40,10 @@ def guidance_message(*, message_archiving: bool, memo: bool) -> Message | None:
 
 
 def render_view(messages: Sequence[Message], state: SessionState) -> list[Message]:
-    """``messages`` as the model sees them: archived results and written memos' content
-    as placeholders. Messages nothing applies to are returned as the same objects."""
-    return elide_memos(render_archived(messages, state.archive), state.memos)
+    """``messages`` as the model sees them: archived results, written memos' content and
+    oversized arguments of refused calls as placeholders. Messages nothing applies to are
+    returned as the same objects."""
+    return elide_refused(elide_memos(render_archived(messages, state.archive), state.memos))
 
 
 def elide_memos(messages: Sequence[Message], memos: Sequence[MemoElision]) -> list[Message]:

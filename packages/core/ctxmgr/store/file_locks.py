@@ -27,12 +27,14 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-
-import filelock
+from typing import TYPE_CHECKING
 
 from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import advisory_key, check_lock_timeout
 from ctxmgr.store.base import Namespace, process_lock
+
+if TYPE_CHECKING:
+    import filelock
 
 __all__ = ["FileLocks", "acquire_fairly", "held"]
 
@@ -51,6 +53,8 @@ def acquire_fairly(lock: filelock.BaseFileLock, timeout_s: float) -> None:
         filelock.Timeout: another writer held it for ``timeout_s``.
         OSError: the lock file cannot be opened.
     """
+    import filelock  # loaded by whoever made ``lock``; not at ``import ctxmgr``
+
     if lock.is_locked:  # this thread holds it: only the count goes up
         lock.acquire()
         return
@@ -91,6 +95,8 @@ def held(lock: filelock.BaseFileLock, timeout_s: float) -> Iterator[None]:
         StoreError: another writer held it for ``timeout_s``, or its file cannot be
             opened (the message names the file).
     """
+    import filelock  # loaded by whoever made ``lock``; not at ``import ctxmgr``
+
     path = lock.lock_file
     try:
         acquire_fairly(lock, timeout_s)
@@ -156,6 +162,8 @@ class FileLocks:
             with self._guard:
                 lock = self._locks.get(path)
                 if lock is None:
+                    import filelock  # on the first lock, not at ``import ctxmgr``
+
                     lock = self._locks[path] = filelock.FileLock(
                         path, timeout=self._timeout_s, mode=0o600)
             try:

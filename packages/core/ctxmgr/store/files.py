@@ -23,14 +23,16 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-
-import filelock
+from typing import TYPE_CHECKING
 
 from ctxmgr._atomic import write_atomic
 from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.file_locks import held
+
+if TYPE_CHECKING:
+    import filelock
 
 __all__ = ["FileStore", "project_dir_name"]
 
@@ -209,6 +211,8 @@ class FileStore(Store):
         except OSError as exc:
             raise _store_error("lock", path, exc) from exc
         self._checked(folder, "lock", path)
+        import filelock  # on the first lock, not at ``import ctxmgr``
+
         with self._file_locks_guard:
             # One object per file: filelock is reentrant per object and thread, and
             # two threads holding their own contexts still exclude each other (flock).

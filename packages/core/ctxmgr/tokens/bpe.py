@@ -32,10 +32,12 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-import tiktoken
+from typing import TYPE_CHECKING
 
 from ctxmgr.errors import ConfigError
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = ["ENCODING_NAMES", "encoding_name_for_model", "load_encoding",
            "splits_at_line_starts"]
@@ -187,6 +189,8 @@ def _from_disk(name: str, spec: _EncodingSpec) -> tiktoken.Encoding | None:
             logger.debug("ignoring %s: not the published %s BPE file (hash differs)", path, name)
             continue
         logger.debug("loading tiktoken %s from %s", name, path)
+        import tiktoken  # with the first encoding, not at ``import ctxmgr``
+
         ranks: dict[bytes, int] = {}
         for line in data.splitlines():
             if line:
@@ -199,6 +203,8 @@ def _from_disk(name: str, spec: _EncodingSpec) -> tiktoken.Encoding | None:
 
 def _from_tiktoken(name: str, spec: _EncodingSpec) -> tiktoken.Encoding:
     logger.debug("tiktoken %s is not on disk; asking tiktoken to fetch it", name)
+    import tiktoken  # with the first encoding, not at ``import ctxmgr``
+
     try:
         return tiktoken.get_encoding(name)
     except Exception as exc:  # network, proxy, hash or plugin errors: all mean "not here"

@@ -21,9 +21,7 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
-from typing import assert_never
-
-import tiktoken
+from typing import TYPE_CHECKING, assert_never
 
 from ctxmgr._warnings import warn_caller
 from ctxmgr.errors import ConfigError
@@ -36,6 +34,9 @@ from ctxmgr.messages import (
     thaw,
 )
 from ctxmgr.tokens.bpe import encoding_name_for_model, load_encoding, splits_at_line_starts
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = [
     "LINE_START",
@@ -247,10 +248,12 @@ class TiktokenCounter(TokenCounter):
             raise ConfigError(
                 f"give model or encoding, not both (got model={model!r}, encoding={encoding!r})"
             )
-        if isinstance(encoding, tiktoken.Encoding):
-            enc = encoding
-        else:
+        if encoding is None or isinstance(encoding, str):
             enc = load_encoding(encoding or encoding_name_for_model(model))
+        else:
+            import tiktoken  # a caller who has an Encoding loaded it already
+
+            enc = encoding if isinstance(encoding, tiktoken.Encoding) else load_encoding(encoding)
         self.model = model
         self.encoding = enc
         self.cache_key = f"tiktoken:{enc.name}"

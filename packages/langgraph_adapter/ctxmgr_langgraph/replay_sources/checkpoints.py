@@ -19,7 +19,6 @@ line) to replay the prompts the model was sent.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -27,8 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ctxmgr import InvalidMessageError, to_openai
-from ctxmgr.autocontext.marker import OFFLOAD_ID_RE
+from ctxmgr import InvalidMessageError, StoreError, to_openai
+from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.replay.sources import SourceOptions, Trajectory, trajectory_from_openai
 from ctxmgr_langgraph.convert import from_langchain
 
@@ -43,7 +42,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["read_checkpoints", "thread_histories"]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
-_STAND_IN = re.compile(rf"<!-- CONTEXT_OFFLOAD: uuid={OFFLOAD_ID_RE.pattern}")
 
 
 def read_checkpoints(target: str, options: SourceOptions) -> list[Trajectory]:
@@ -51,19 +49,29 @@ def read_checkpoints(target: str, options: SourceOptions) -> list[Trajectory]:
     ``postgresql://`` URI), its history from before any compression.
 
     Raises:
-        InvalidMessageError: ``target`` is not a LangGraph checkpoint database.
+        InvalidMessageError: ``target`` is not a LangGraph checkpoint database, or a
+            damaged one (a copy cut short, a disk that filled).
         ConfigError: a Postgres URI without ``ctxmgr[postgres]`` installed.
+        StoreError: SQLite could not read the file (locked, unreadable).
     """
-    with _saver(target) as saver:
-        histories = thread_histories(saver, options.threads)
+    try:
+        with _saver(target) as saver:
+            histories = thread_histories(saver, options.threads)
+    except sqlite3.OperationalError as exc:  # locked, unreadable: the file may be fine
+        raise StoreError(f"{target}: SQLite cannot read it ({exc})") from exc
+    except sqlite3.DatabaseError as exc:  # malformed: what SQLite says of a damaged file
+        raise InvalidMessageError(f"{target}: a damaged SQLite file, its checkpoints cannot "
+                                  f"be read ({exc})") from exc
     out = []
     for thread, messages in histories.items():
-        stand_ins = sum(1 for m in messages if _STAND_IN.search(_text(m)))
+        history = from_langchain(messages)
+        # ctxmgr's stand-ins by their marker: a tag in a message's text may be anyone's
+        stand_ins = sum(1 for m in history if CompressedMarker.of(m) is not None)
         if stand_ins:
             warnings.warn(f"{target}: thread {thread}: {stand_ins} message(s) are ctxmgr "
                           "stand-ins whose originals no checkpoint holds (a run saved only "
                           "at exit); replayed as they are", stacklevel=2)
-        raw = to_openai(from_langchain(messages))
+        raw = to_openai(history)
         out.append(trajectory_from_openai(raw, id=thread, source=f"langgraph {target}",
                                           where=f"{target} (thread {thread})",
                                           system_prompt=options.system_prompt))
@@ -121,10 +129,6 @@ def _first_seen(snapshots: Iterable[Sequence[Any]]) -> list[BaseMessage]:
 
 def _order(t: CheckpointTuple) -> tuple[str, str]:
     return (str(t.checkpoint.get("ts", "")), str(t.checkpoint.get("id", "")))
-
-
-def _text(m: BaseMessage) -> str:
-    return m.content if isinstance(m.content, str) else str(m.content)
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers, identifiers_note
-from ctxmgr.autocontext.marker import CompressedMarker, offload_tag
+from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, quote_offload_tags
 from ctxmgr.autocontext.record import range_record
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
@@ -146,6 +146,9 @@ def summary_message(
 
 
 def _with_note(text: str, note: str, offload_id: str) -> str:
+    """The stand-in's text: any tag in ``text`` (a summarizer's, a user's) is quoted, so
+    its own is the one tag it shows."""
+    text = quote_offload_tags(text)
     return f"{text}\n{note}\n{offload_tag(offload_id)}" if note else (
         f"{text}\n{offload_tag(offload_id)}")
 
@@ -155,7 +158,7 @@ def with_text_replaced(m: Message, text: str, offload_id: str, *, by: Strategy) 
 
     Tool calls, result ids and opaque blocks stay as they are, so pairing holds.
     """
-    tagged = f"{text}\n{offload_tag(offload_id)}"
+    tagged = f"{quote_offload_tags(text)}\n{offload_tag(offload_id)}"
     blocks: list[ContentBlock] = []
     text_done = False
     for b in m.content:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ctxmgr.autocontext.identifiers import identifiers_note
-from ctxmgr.autocontext.marker import offload_tag
+from ctxmgr.autocontext.marker import offload_tag, quote_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import (
     Plan,
@@ -41,7 +41,8 @@ def previewed(m: Message, offload_id: str, *, chars: int, by: Strategy,
     def cut(text: str) -> str:
         note = identifiers_note([text_message("tool", text[chars:])], text[:chars],
                                 identifiers_chars, elsewhere=elsewhere)
-        return f"{text[:chars]}...\n{note}\n{tag}" if note else f"{text[:chars]}...\n{tag}"
+        head = quote_offload_tags(text[:chars])
+        return f"{head}...\n{note}\n{tag}" if note else f"{head}...\n{tag}"
 
     blocks: list[ContentBlock] = []
     for b in m.content:
