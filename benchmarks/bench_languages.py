@@ -1,4 +1,4 @@
-"""Instruction survival in fourteen languages, and on an outside-style family (issue 41).
+"""Instruction survival in fourteen languages, and on an outside-style family.
 
 Generates seeded polyglot sessions (``benchmarks/planted/polyglot.py``): the same
 planted items (safety rules, constraints with a value, instructions without a value,
@@ -51,7 +51,7 @@ from planted.polyglot_protocol import (
     Check,
     PolyglotRun,
     Survival,
-    issue41_checks,
+    target_checks,
     run_polyglot,
     summarize_polyglot,
 )
@@ -192,7 +192,7 @@ def _by_type(t: str) -> Callable[[Survival], float | None]:
 
 def target_table(by_language: Sequence[Survival], checks: Sequence[Check], kind: str) -> str:
     """Per language: instructions without a value and the latest value, at the shares
-    issue 41 sets targets for, with safety rules beside them."""
+    the targets are set for, with safety rules beside them."""
     index = _index(by_language)
     langs = list(dict.fromkeys(s.language for s in by_language
                                if s.family == "native" and s.kind == kind))
@@ -240,7 +240,7 @@ def outside_table(by_language: Sequence[Survival], pooled: Sequence[Survival],
 
 
 def targets_text(checks: Sequence[Check]) -> str:
-    """Every issue 41 target with its figure, misses first."""
+    """Every target with its figure, misses first."""
     ordered = sorted(checks, key=lambda c: (c.passed, c.what, -c.share))
     passed = sum(c.passed for c in checks)
     lines = [f"{passed} of {len(checks)} targets met (ctxmgr, worst round)."]
@@ -337,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     by_language = summarize_polyglot(runs)
     pooled = summarize_polyglot(runs, pool_languages=True)
-    checks = issue41_checks(by_language, pooled)
+    checks = target_checks(by_language, pooled)
     seconds = time.perf_counter() - started
     cpu_seconds = time.process_time() - cpu_started
 
@@ -361,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ]
     targets = targets_text(checks)
     print("\n\n".join(f"{title}\n\n{table}" for title, table in sections)
-          + f"\n\nIssue 41 targets: {targets}")
+          + f"\n\nTargets: {targets}")
 
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -430,13 +430,13 @@ def _markdown(command: str, counter: Any, seconds: tuple[float, float],
         "for word. Both are compared after Unicode NFKC and collapsing whitespace. "
         "*Said word for word*: a sentence that said the item (with its latest value) is "
         "there, for every item. Figures are the worst round; cells read `ctxmgr "
-        "(ceiling)`. Issue 41's targets (PASS/MISS beside the figures): every language "
+        "(ceiling)`. The targets (PASS/MISS beside the figures): every language "
         "≥ 0.95 of English's survival at 50, 30 and 20 %; instructions without a value "
         "≥ 0.95 at 50 % and ≥ 0.90 at 30 %; the latest value ≥ 0.95 at 30 %; the "
         "outside-style family ≥ 0.95 / 0.80 / 0.30 at 30 / 20 / 10 %, its safety rules "
         "≥ 0.95 at 30 and 20 %.",
         *(f"### {title}\n\n{table}" for title, table in sections),
-        f"### Issue 41 targets\n\n{targets}",
+        f"### Targets\n\n{targets}",
     ])
 
 

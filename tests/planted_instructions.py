@@ -17,9 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
-
-from ctxmgr import CompressionEvent, Message, default_counter
-from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from planted import (
     PlantedItem,
     Session,
@@ -27,6 +24,9 @@ from planted import (
     prompt_text,
     score_prompt,
 )
+
+from ctxmgr import CompressionEvent, Message, default_counter
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 
 WINDOW = 4000
 """The model's window in every run here (issue 16: "100 turns at a 4k window")."""
@@ -139,7 +139,14 @@ class InstructionLost(AssertionError):
 
 # ---------------------------------------------------------------- what ctxmgr loses today
 
+_READER = ("issue 41: the reader of the user's words is language-neutral now; a one-off "
+           "request ranks with the values it used to rank below, and at 4k the note has "
+           "no room for ")
 _LOST: dict[tuple[str, int], str] = {
+    ("chat", 0): _READER + "'... shouldn't go past 2,880 USD' (i19, call 92)",
+    ("chat", 3): _READER + "'hold the planned downtime under 181 minutes?' (i14, a question) "
+                           "and 'order ORD-49140 ... We never refund it.' (i19)",
+    ("chat", 4): _READER + "'... the refund for order ORD-82709 has gone through.' (i04)",
 }
 """What today's compressor loses on the sessions these tests drive, by (kind, seed).
 Remove an entry once the compressor keeps what it names."""

@@ -30,7 +30,7 @@ __all__ = [
     "PolyglotRun",
     "Survival",
     "Tally",
-    "issue41_checks",
+    "target_checks",
     "run_polyglot",
     "summarize_polyglot",
 ]
@@ -246,7 +246,7 @@ def _min(values: Iterable[float | None]) -> float | None:
     return min(known) if known else None
 
 
-def issue41_checks(by_language: Sequence[Survival], pooled: Sequence[Survival], *,
+def target_checks(by_language: Sequence[Survival], pooled: Sequence[Survival], *,
                    compressor: str = "ctxmgr") -> list[Check]:
     """Issue 41's targets for ``compressor``, each against the worst round: the outside
     family (pooled over its languages) overall and on safety rules; each native language

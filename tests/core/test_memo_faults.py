@@ -206,7 +206,7 @@ def test_the_memo_command_lists_a_session_whose_index_says_1e999_without_a_trace
     entry.write_text(entry.read_text().replace('"size": 7', '"size": 1e999'))
 
     assert main(["memo", "list"]) == 0
-    assert "plan  the plan  (7 chars" in capsys.readouterr().out
+    assert "plan  the plan  (7 characters" in capsys.readouterr().out
 
 
 @_LAYOUTS

@@ -15,19 +15,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from ctxmgr import (
-    Message,
-    ToolResultBlock,
-    ToolUseBlock,
-    message_to_dict,
-    text_message,
-    validate_pairing,
-)
-from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
-from ctxmgr.autocontext.standing import USER_NOTE_HEADER
-from ctxmgr.replay.fidelity import visible_text
 from planted import (
     FAMILIES,
     ITEM_TYPES,
@@ -50,6 +37,19 @@ from planted import (
     summarize,
 )
 from planted.phrasings import SUBJECTS, TEMPLATES, UPDATABLE, UPDATES
+
+from ctxmgr import (
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    message_to_dict,
+    text_message,
+    validate_pairing,
+)
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
+from ctxmgr.replay.fidelity import visible_text
 from ctxmgr.tokens import default_counter
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_instructions.py"
@@ -412,39 +412,27 @@ def test_ctxmgr_meets_the_survival_targets_at_30_percent_and_on_tool_sessions(
     assert [m for m in missed_targets(met) if "survival" in m] == []
 
 
-def test_on_chat_sessions_at_20_percent_the_note_takes_the_room_the_budget_leaves(
+def test_on_chat_sessions_at_20_and_10_percent_the_language_neutral_note_holds_its_ground(
         held_out: list[RoundSummary]) -> None:
-    """At 2 characters per window token the note left part of the room to the last turns
-    said verbatim, and 0.73 of the items survived; at 3 it held 0.82, and 0.86 once its
-    lines lost their bullets (a token a line); 0.91 once it was sized to the room by
-    halves and a reading said again in the same words stopped ranking as an update,
-    every round, and 0.91 over 200 held-out sessions once offload ids took 16 hex digits
-    (9 tokens fewer in the note's tag). These six sessions guard against a regression."""
-    chat = [s for s in held_out if s.kind == "chat" and s.share == 0.2]
-    assert chat and min(s.survival for s in chat) >= 0.90
+    """Issue 41 replaced the English grammar of the note (its rules for "here", "now",
+    elapsed time, opening asides, run-on lines and more, each fitted to one template of
+    this generator) by a reader that works in every language from closed word classes:
+    a one-off request ("please draft a short reply") now ranks with the rules, as a
+    request in any language must, and takes room the planted values had. On these six
+    sessions chat keeps 0.825 at 20 % (0.95 before) and 0.35 at 10 % (0.43 before), the
+    same every round and in both modes; benchmarks/RESULTS.md has the four families over
+    100 sessions. These sessions guard against a regression of that reader."""
+    chat20 = [s for s in held_out if s.kind == "chat" and s.share == 0.2]
+    chat10 = [s for s in held_out if s.kind == "chat" and s.share == 0.1]
+    assert chat20 and min(s.survival for s in chat20) >= 0.80
+    assert chat10 and min(s.survival for s in chat10) >= 0.33
 
 
-def test_every_updated_items_latest_value_stands_at_20_and_30_percent(
+def test_the_latest_value_of_nearly_every_updated_item_stands_at_20_and_30_percent(
         held_out: list[RoundSummary]) -> None:
-    """On these sessions, every round. Over 100 sessions per family, five rounds
-    (benchmarks/RESULTS.md): at 20 %, 1.000 (design), 1.000 (held-out), 1.000 (probe; the
-    ceiling that knows the items keeps 0.996) and 0.996 (fresh); at 30 %, 1.000 in every
-    family. Kinds of miss left: an update in other words with no word in common ("the
-    export lands in X every night" ... "Y gets the nightly export", with no word of
-    change), a subject that is itself a word of change ("the daily update"), and a line
-    run on without a stop whose parts no cut separates ("... give it GB99 we can wrap
-    this up the moment ...")."""
-    assert [m for m in missed_targets(held_out) if "latest" in m] == []
-
-
-def test_ctxmgr_meets_every_issue_16_target_on_held_out_sessions(
-        held_out: list[RoundSummary]) -> None:
-    """Survival every round at least 0.95 at 30 %, 0.90 at 20 %, 0.40 at 10 %; every
-    updated item's latest value kept at 20 and 30 %. On these six sessions of each kind,
-    chat at 10 % keeps 0.433. Over 100 chat sessions per family (benchmarks/RESULTS.md)
-    10 % keeps 0.427 (design), 0.407 (held-out), 0.355 (probe: longer sentences) and 0.420
-    (fresh); 20 % keeps 0.963, 0.951, 0.872 and 0.928. The ceiling that knows the items,
-    in a note with the same markup, keeps 0.453, 0.438, 0.387 and 0.441 at 10 % and 0.990,
-    0.973, 0.901 and 0.966 at 20 %: probe's 0.40 at 10 % is out of reach of whole
-    sentences. These sessions guard against a regression."""
-    assert missed_targets(held_out) == []
+    """At least 0.95 of the updated items, every round (issue 41's target at 30 %): 29 of
+    the 30 on these sessions at 20 and 30 %. The miss is an update in other words that no
+    word of the subject links ("the export lands in X every night" ... "Y gets the
+    nightly export")."""
+    at = [s for s in held_out if s.share in (0.2, 0.3)]
+    assert at and all(s.latest.kept >= 0.95 * s.latest.total for s in at)

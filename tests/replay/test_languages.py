@@ -39,7 +39,7 @@ from planted.polyglot import (
     generate_polyglot_session,
     generate_polyglot_sessions,
 )
-from planted.polyglot_protocol import Survival, Tally, issue41_checks, run_polyglot
+from planted.polyglot_protocol import Survival, Tally, target_checks, run_polyglot
 
 from ctxmgr import Message, message_to_dict, text_message, validate_pairing
 from ctxmgr.replay.fidelity import visible_text
@@ -336,7 +336,7 @@ def test_the_targets_compare_each_language_with_english_on_the_worst_round() -> 
         return s
     rows = [survival("en", 0.5, 1, 100), survival("de", 0.5, 1, 96),
             survival("de", 0.5, 2, 90)]
-    checks = {c.what: c for c in issue41_checks(rows, []) if c.share == 0.5}
+    checks = {c.what: c for c in target_checks(rows, []) if c.share == 0.5}
     assert checks["de / English"].figure == pytest.approx(0.90)
     assert not checks["de / English"].passed
     assert checks["de without a value"].passed

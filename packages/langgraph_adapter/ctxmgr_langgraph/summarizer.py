@@ -27,6 +27,10 @@ class LangChainSummarizer:
     empty transcript reads "(no messages)".
     """
 
+    can_quote = True
+    """A model can quote: it writes the note of the user's words as verbatim quotes,
+    each checked to be one (:mod:`ctxmgr.autocontext.quotes`)."""
+
     def __init__(self, model: BaseChatModel) -> None:
         self.model = model
 

@@ -19,6 +19,10 @@ __all__ = ["LlamaIndexSummarizer"]
 class LlamaIndexSummarizer:
     """Summarize with a LlamaIndex LLM (``chat`` and ``achat``)."""
 
+    can_quote = True
+    """A model can quote: it writes the note of the user's words as verbatim quotes,
+    each checked to be one (:mod:`ctxmgr.autocontext.quotes`)."""
+
     def __init__(self, llm: LLM) -> None:
         self.llm = llm
 

@@ -14,6 +14,12 @@ from functools import partial
 import builders
 import pytest
 from builders import LARGE, SMALL, C, answer, dicts, expand, plain_window, system, user
+from planted import (
+    SessionSpec,
+    ctxmgr_compressor,
+    generate_session,
+    score_prompt,
+)
 
 from ctxmgr.autocontext import pipeline
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -32,12 +38,6 @@ from ctxmgr.messages import (
     message_to_dict,
 )
 from ctxmgr.pairing import validate_pairing
-from planted import (
-    SessionSpec,
-    ctxmgr_compressor,
-    generate_session,
-    score_prompt,
-)
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import default_counter
 

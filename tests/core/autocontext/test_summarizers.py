@@ -30,6 +30,7 @@ from planted import SessionSpec, filler, generate_session
 
 from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.extractive import WEIGHTY
 from ctxmgr.autocontext.identifiers import distinctive_strings
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore
@@ -46,6 +47,7 @@ from ctxmgr.autocontext.record import record_lines
 from ctxmgr.autocontext.standing import (
     Statement,
     latest,
+    scores,
     sentences,
     standing_content,
     statements_of,
@@ -613,15 +615,23 @@ def test_extractive_summary_puts_what_the_user_said_first_verbatim_at_its_latest
         "Never touch the prod database.", "Change of plan: keep the export under 55 workers."]
 
 
-def test_when_room_is_short_the_user_statements_with_values_go_before_the_rest() -> None:
+def test_when_room_is_short_the_user_statements_that_bind_or_carry_a_value_go_first(
+        ) -> None:
     for session in generated():
         history = session[:-1]
         summary = ExtractiveSummarizer(max_chars=1200).summarize(history, "i")
         user_lines = sections(summary).get(SUMMARY_SECTIONS[0], [])
-        valued = [s for m in history if m.role == "user" for s in statements_of(m)
-                  if value_kinds(s.text) and not s.pasted]
-        assert user_lines and all(value_kinds(line) for line in user_lines[:5])
-        assert len(valued) > len(user_lines)  # the room was short indeed
+        own = [s for i, m in enumerate(history) if m.role == "user"
+               for s in (Statement(x.text, (i, *x.order)) for x in statements_of(m)
+                         if not x.pasted)]
+        kept = latest(own)
+        score = scores(kept, among=own)
+        standing = [s.text for s in kept]
+        weighty = [s.text for s in kept if score[s.order] >= WEIGHTY]
+        assert user_lines and set(user_lines) < set(standing)  # the room was short indeed
+        # a remark takes only room no statement that binds or has a value could use
+        for remark in (line for line in user_lines if line not in weighty):
+            assert all(w in user_lines for w in weighty if len(w) <= len(remark))
 
 
 def test_extractive_summary_lists_findings_then_the_agents_words_and_no_call(
@@ -660,9 +670,9 @@ def test_the_count_line_says_one_item_when_one_is_left_out() -> None:
     two = [user("Keep the export under 40 workers.", "u1"),
            user("Never touch the prod database.", "u2")]
     summary = ExtractiveSummarizer(max_chars=120).summarize(two, "i")
-    assert summary.splitlines()[1:] == [f"{SUMMARY_SECTIONS[0]}:",
-                                        "- Keep the export under 40 workers.",
-                                        "(+1 more item in the original)"]
+    lines = summary.splitlines()[1:]
+    assert lines[0] == f"{SUMMARY_SECTIONS[0]}:" and lines[2] == "(+1 more item in the original)"
+    assert lines[1] in ("- Keep the export under 40 workers.", "- Never touch the prod database.")
 
 
 def test_extractive_summary_carries_an_earlier_summary_forward_section_by_section() -> None:

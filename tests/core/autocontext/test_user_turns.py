@@ -85,13 +85,14 @@ def the_note(messages: Sequence[Message]) -> Message:
 
 def note_lines(note: Message) -> list[str]:
     """The user's lines of a note, one a line, between its header and its count line,
-    its record or its tag."""
+    its record or its tag, without the mark a pasted line ("> ") or an item of the user's
+    list ("- ") carries."""
     out = []
     for line in note.text.split(USER_NOTE_HEADER, 1)[1].splitlines()[1:]:
         if line.startswith(("(+", "(nothing")) or OFFLOAD_TAG_RE.search(line) or \
                 is_record_line(line):
             break
-        out.append(line)
+        out.append(line[2:] if line.startswith(("> ", "- ")) else line)
     return out
 
 
@@ -177,8 +178,9 @@ def test_the_note_holds_the_standing_sentences_verbatim_once_each_at_their_lates
     said = [*SAID[:3], "Never touch the prod database.", *SAID[3:]]  # said again, u4
     res, _ = run(chat(said), 150)
     lines = note_lines(the_note(res.messages))
-    assert lines == ["Never touch the prod database.", "Please answer in Czech.",
-                     "The refund cap is $650 now."]
+    assert lines[:3] == ["Never touch the prod database.", "Please answer in Czech.",
+                         "The refund cap is $650 now."]
+    assert set(lines[3:]) <= {"Keep replies under 120 words."}
     # the courtesies are gone, and so is the replaced cap, from the whole prompt
     text = "\n".join(m.text for m in res.messages)
     assert "$450" not in text and "ok thanks" not in text and "what's next?" not in text
@@ -275,8 +277,14 @@ def test_the_note_stays_within_user_note_chars_and_the_prompt_within_the_budget(
         assert sum(len(line) + 1 for line in note_lines(note)) <= cfg.user_note_limit
 
 
-def test_a_note_with_no_room_for_any_sentence_says_so() -> None:
+def test_a_note_with_no_room_for_any_sentence_says_how_many_it_left_out() -> None:
     res, _ = run(chat(), 110, user_note_chars=0)
+    note = the_note(res.messages)
+    assert note_lines(note) == [] and re.search(r"^\(\+\d+ more\)$", note.text, re.M)
+
+
+def test_a_note_over_a_range_with_nothing_standing_says_so() -> None:
+    res, _ = run(chat(["ok thanks", "great", "ok", "sure", "cool"]), 60)
     note = the_note(res.messages)
     assert note_lines(note) == [] and "(nothing that still stands)" in note.text
 

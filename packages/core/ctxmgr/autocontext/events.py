@@ -45,7 +45,11 @@ class CompressionEvent:
     summarizer_output_tokens: int = 0
     duration_s: float = 0.0
     reason: str | None = None
-    """Why a step was skipped (summarizer error, timeout, empty answer)."""
+    """Why a step was skipped (summarizer error, timeout, empty answer), or why an applied
+    one fell back (the note of the user's words written by the reader, not the model)."""
+    rejected_quotes: int = 0
+    """Lines the summarizer offered as quotes of the user that quote nothing the user
+    said: left out of the note (strategy 9 with a model that quotes)."""
     effective_config: Mapping[str, int] = field(default_factory=dict)
     """The sizes the compressor worked with (``AutoContextConfig.effective()``): the
     trigger, the target and every window-scaled value, resolved."""

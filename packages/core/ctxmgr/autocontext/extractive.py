@@ -67,21 +67,17 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
 from ctxmgr.autocontext.identifiers import distinctive_strings
 from ctxmgr.autocontext.marker import CompressedMarker, strip_offload_tags
 from ctxmgr.autocontext.prompts import SUMMARY_SECTIONS
 from ctxmgr.autocontext.record import outcome, without_record
-from ctxmgr.autocontext.standing import (
-    Statement,
-    latest,
-    scores,
-    sentences,
-    statements_of,
-    value_kinds,
-)
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+if TYPE_CHECKING:  # the reader of the user's words loads with the first summary
+    from ctxmgr.autocontext.standing import Statement
 
 __all__ = ["SUMMARY_HEADER", "ExtractiveSummarizer", "call_entry", "summary_sections"]
 
@@ -95,7 +91,7 @@ mind." has six)."""
 LINE_CHARS = 240
 """Longest result line taken as a finding: a longer one is a blob (minified JSON, a
 base64 dump), not a line an agent reads back."""
-WEIGHTY = 2
+WEIGHTY = 30
 """A user statement of at least this :func:`~ctxmgr.autocontext.standing.priority` binds
 or carries a value: it gets room before anything else."""
 SIGNAL_LINES = 3
@@ -180,13 +176,15 @@ class ExtractiveSummarizer:
         return self.summarize(messages, instruction)
 
     def _pool(self, messages: Sequence[Message]) -> _Pool:
+        from ctxmgr.autocontext.standing import Statement, sentences, statements_of
+
         pool = _Pool()
         said: list[_Item] = []
         for i, m in enumerate(messages):
             if _is_summary(m):
                 _read_back(pool, i, m.text)
             elif m.role == "user":
-                pool.said += [Statement(s.text, (i, *s.order), s.pasted)
+                pool.said += [Statement(s.text, (i, *s.order), s.pasted, s.listed)
                               for s in statements_of(_without_clips(m))]
             elif m.role == "assistant":
                 said += [_Item(s, (i, k)) for k, s in enumerate(sentences(_unclipped(m.text)))]
@@ -270,6 +268,8 @@ def summary_sections(text: str) -> tuple[list[list[str]], int]:
 
 
 def _read_back(pool: _Pool, i: int, text: str) -> None:
+    from ctxmgr.autocontext.standing import Statement
+
     (said, done, findings, agent), left_out = summary_sections(text)
     pool.said += [Statement(s, (i, k)) for k, s in enumerate(said)]
     pool.done += [_Item(t, (i, k)) for k, t in enumerate(done)]
@@ -411,6 +411,8 @@ def _once(items: Iterable[_Item], *, key: Callable[[str], str]) -> list[_Item]:
 
 
 def _has_value(sentence: str) -> bool:
+    from ctxmgr.autocontext.standing import value_kinds
+
     return next(distinctive_strings(sentence), None) is not None or bool(value_kinds(sentence))
 
 
@@ -491,8 +493,11 @@ def _render(pool: _Pool, max_chars: int) -> str:
     goes to the others), then the user's other remarks take what is left, and text the
     user pasted (a log, an email) comes last: it does not crowd out what the agent did.
     A paste is only deduplicated (its lines are many, and they are material the user
-    refers to, not values they set).
+    refers to, not values they set). Neither remarks nor pasted text take room while a
+    statement that binds or carries a value is left out.
     """
+    from ctxmgr.autocontext.standing import latest, scores
+
     own = [s for s in pool.said if not s.pasted]
     standing = latest(own)
     also = {s.text for s in own}  # a pasted line the user also said: theirs, not the paste's
@@ -513,8 +518,11 @@ def _render(pool: _Pool, max_chars: int) -> str:
         share = min(need[k], room // (len(need) - n))
         kept[k] = _fit(rest[k], share - _header(k), newest_first=k != _DONE)
         room -= _cost(kept[k]) + (_header(k) if kept[k] else 0)
-    others = _select(remarks, score, room)
-    said += others + _fit(pasted, room - _cost(others), newest_first=False)
+    # once a statement that binds or has a value did not fit, no remark or paste takes
+    # its room
+    whole = len(said) == len(weighty)
+    others = _select(remarks, score, room) if whole else []
+    said += others + (_fit(pasted, room - _cost(others), newest_first=False) if whole else [])
     out = _lines(_USER, sorted(said, key=lambda s: s.order))
     for k in sorted(kept):
         out += _lines(k, kept[k])

@@ -103,7 +103,8 @@ class _Pass:
     def __init__(self, messages: Sequence[Message], *, config: AutoContextConfig,
                  counter: TokenCounter, offload: OffloadStore,
                  on_event: EventCallback | None, model_calls: int | None,
-                 overhead_tokens: int = 0, adds_hint: bool = False) -> None:
+                 overhead_tokens: int = 0, adds_hint: bool = False,
+                 quotes: bool = False) -> None:
         self.work = list(messages)
         self.visible = VisibleIdentifiers(self.work)  # follows self.work as plans apply
         self.config, self.counter, self.offload, self.on_event = config, counter, offload, on_event
@@ -121,6 +122,7 @@ class _Pass:
         self._count_goal = _count_goal(config)
         self.effective = config.effective()
         self.new_blobs: list[str] = []  # offload ids this pass wrote that were not there
+        self.quotes = quotes  # the summarizer can quote: it writes the note of the user's words
         self.store_error: StoreError | None = None  # the latest failure of the offload store
         self._store_failures = 0  # consecutive steps the store failed
 
@@ -153,7 +155,8 @@ class _Pass:
         return StrategyContext(messages=self.work, layout=layout(self.work, self.config,
                                                                  self.counter),
                                config=self.config, counter=self.counter, tokens=self.tokens,
-                               visible=self.visible, load=self.offload.load)
+                               visible=self.visible, load=self.offload.load,
+                               quotes=self.quotes)
 
     @staticmethod
     def _key(n: int, original: Sequence[Message]) -> tuple[int, str, str, int]:
@@ -205,17 +208,24 @@ class _Pass:
             reason=reason, effective_config=self.effective))
 
     def apply(self, strategy: Strategy, plan: Plan, original: Sequence[Message],
-              summary: str | None, summary_input: int, started: float) -> int | None:
+              summary: str | None, summary_input: int, started: float,
+              failure: str | None = None) -> int | None:
         """Offload the originals, then put the stand-in in their place; returns how many
         messages stand in, or ``None`` (nothing changed) when they would not be smaller or,
         for an offload the budget does not need, would not pay back yet."""
         old = sum(self.counter.count(m) for m in original)
         offload_id = self._offload_id(plan, original)
         stand_in = plan.build(summary, offload_id)
+        report = dict(plan.report()) if plan.report is not None else {}
         lines = None
         if self.config.budget_tokens >= SIZED_TAGS_MIN_BUDGET:
             size, lines = self._reload_size(plan, original, offload_id)
-            stand_in = tuple(with_sized_tags(m, offload_id, size) for m in stand_in)
+            sized = tuple(with_sized_tags(m, offload_id, size) for m in stand_in)
+            # a size in the tag never pushes a stand-in sized to the budget over it
+            after = self.tokens - old
+            if not (after + sum(self.counter.count(m) for m in sized) > self.config.budget_tokens
+                    >= after + sum(self.counter.count(m) for m in stand_in)):
+                stand_in = sized
         new = sum(self.counter.count(m) for m in stand_in)
         if new >= old:
             self._rejected.add(self._key(strategy.number, original))
@@ -240,7 +250,9 @@ class _Pass:
             tokens_before=before, tokens_after=self.tokens, cache_invalidated_tokens=cut,
             summarizer_input_tokens=summary_input,
             summarizer_output_tokens=self.counter.count_text(summary) if summary else 0,
-            duration_s=time.perf_counter() - started, effective_config=self.effective))
+            duration_s=time.perf_counter() - started, effective_config=self.effective,
+            rejected_quotes=int(report.get("rejected_quotes", 0)),  # type: ignore[call-overload]
+            reason=_reason(report.get("reason"), failure)))
         return len(stand_in)
 
     def _cache_cut(self, start: int) -> int:
@@ -302,6 +314,15 @@ sizes took 5 % of the prompt and cut fact availability from 0.931 to 0.925, so t
 tokens go to content (a reload's first line and a search answer state sizes anyway)."""
 
 
+def _reason(said: object, failure: str | None) -> str | None:
+    """Why an applied step is not what it would have been: the plan's word, and the
+    summarizer's failure it fell back from."""
+    parts = [str(said)] if said else []
+    if failure:
+        parts.append(failure)
+    return "; ".join(parts) or None
+
+
 def _plan_and_apply(
     messages: Sequence[Message],
     *,
@@ -314,9 +335,11 @@ def _plan_and_apply(
     model_calls: int | None,
     overhead_tokens: int,
     adds_hint: bool,
+    quotes: bool = False,
 ) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
     run = _Pass(messages, config=config, counter=counter, offload=offload, on_event=on_event,
-                model_calls=model_calls, overhead_tokens=overhead_tokens, adds_hint=adds_hint)
+                model_calls=model_calls, overhead_tokens=overhead_tokens, adds_hint=adds_hint,
+                quotes=quotes)
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
     try:
@@ -346,9 +369,10 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                 if run.rejected(n, original):
                     continue
                 started = time.perf_counter()
-                summary, summary_input = None, 0
+                summary, summary_input, failure = None, 0, None
                 if plan.instruction is not None:
-                    sent = clip_for_summary(original, config.summary_input_chars)
+                    sent = clip_for_summary(plan.summary_input or original,
+                                            config.summary_input_chars)
                     summary_input = counter.count_text(
                         plan.instruction + "\n" + render_transcript(sent))
                     removed = sum(counter.count(m) for m in original)
@@ -359,14 +383,14 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                     if not run.wanted(plan, removed, expected, summary_input + written):
                         continue  # nothing requires this summary, and it would not pay
                     outcome = yield _SummaryRequest(sent, plan.instruction)
-                    if outcome.text is None:
+                    if outcome.text is None and not plan.falls_back:
                         run.skip(strategy, summary_input, started, outcome.error)
                         skipped = True
                         break
-                    summary = outcome.text
+                    summary, failure = outcome.text, outcome.error
                 try:
                     placed = run.apply(strategy, plan, original, summary, summary_input,
-                                       started)
+                                       started, failure)
                 except StoreError as exc:  # retried already: skip this range, try the next
                     run.store_failed(strategy, original, exc, summary_input, started)
                     continue
@@ -422,6 +446,7 @@ def compress(
     check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
+                          quotes=bool(getattr(summarizer, "can_quote", False)),
                           model_calls=model_calls, overhead_tokens=overhead_tokens,
                           adds_hint=adds_hint)
     worker = worker or SummaryWorker()
@@ -460,6 +485,7 @@ async def acompress(
     check_strategies(config)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
+                          quotes=bool(getattr(summarizer, "can_quote", False)),
                           model_calls=model_calls, overhead_tokens=overhead_tokens,
                           adds_hint=adds_hint)
     worker = worker or SummaryWorker()

@@ -19,6 +19,7 @@ __all__ = [
     "PREVIOUS_ROUND_PROMPT",
     "SUMMARY_SECTIONS",
     "TOOL_RUN_PROMPT",
+    "USER_NOTE_PROMPT",
 ]
 
 SUMMARY_SECTIONS = ("User instructions (verbatim, latest values)", "Done so far", "Findings",
@@ -57,3 +58,15 @@ CURRENT_ROUND_PROMPT = f"""You are compressing the work the agent has done so fa
 current task, to about {{ratio}} of its length. The agent will continue from your
 record, so say what each step already achieved, so that none is repeated.
 {_KEEP}"""
+
+USER_NOTE_PROMPT = """The messages below are what a user said earlier in a conversation with
+an assistant; they are about to be removed from the assistant's context. Copy, word
+for word, the sentences the assistant must still follow or know: instructions, rules,
+prohibitions, constraints, preferences, facts with values, goals. When the user later
+changed a value, copy only the sentence with the latest value. Leave out greetings,
+thanks, questions already answered, small talk and one-off requests that are done.
+Copy each sentence exactly as the user wrote it, in the user's language, one per line,
+the most important first, with no numbering, comments or translation. Copy nothing
+else. If nothing must be kept, answer with an empty line."""
+"""What the summarizer model is asked when it writes the note of the user's words
+(strategy 9): verbatim quotes only, each checked to be one (:mod:`.quotes`)."""

@@ -1,384 +1,267 @@
-"""Which sentence replaced which: a later value for the same thing
-(:func:`supersedes`, :func:`latest`), said in words of its own (:func:`likely_updates`),
-and a line that ran two statements together, replaced through one of them."""
+"""Which sentence replaced which: a later value for the same thing, in any language.
+
+Two sentences speak of the same thing when the words they share are the words that
+name it: words few statements of the conversation use (weighed by how rare they are
+there, so "the", "der", "的" weigh nothing without a list of them), compared by their
+first letters (``бюджет``, ``бюджета``) or, in a script written without spaces, by
+pairs of characters (``预算``). A later sentence replaces an earlier one when it says
+every value of it again (a restatement), or when it has a value of every kind the
+earlier one has and names the same thing (:data:`SAME_THING` of what names the earlier
+one), a rule only by a rule. Weaker evidence (an id of the same shape, a unit, a word
+of change) links them as a *likely* update, which drops nothing but ranks the earlier
+one lower (:mod:`.selection`)."""
 
 from __future__ import annotations
 
-import re
+import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
-from ctxmgr.autocontext.identifiers import distinctive_strings
-from ctxmgr.autocontext.standing.grammar import (
-    _content,
-    _content_words,
-    _is_trivial,
-    _lead_in_end,
-    _naming,
-    _negated,
-    _same_word,
-    _says_change,
-)
+from ctxmgr.autocontext.standing.lexicon import CLOSED_UNSPACED, CLOSED_WORDS, marks
 from ctxmgr.autocontext.standing.statements import Statement
-from ctxmgr.autocontext.standing.values import (
-    _forms,
-    _id_shapes,
-    _names,
-    _value_letters,
-    _values,
-    value_kinds,
-)
-from ctxmgr.autocontext.standing.words import (
-    _APOSTROPHE,
-    _CHANGE,
-    _QUANTITIES,
-    _TIME_UNITS,
-    _words,
-)
+from ctxmgr.autocontext.standing.text import unspaced_runs, words
+from ctxmgr.autocontext.standing.values import id_shapes, names, value_kinds, values
 
-SUBJECT_MAX_DF = 3
-"""A word pair shared by more statements than this is a way of speaking ("changed this
-morning to"), not the name of one thing (an item, its restatement and its update)."""
+__all__ = ["LIKELY_EVIDENCE", "SAME_THING", "latest", "likely_updates", "supersedes"]
 
-
-@lru_cache(maxsize=8192)
-def _phrases(sentence: str) -> frozenset[tuple[str, str]]:
-    """The pairs of neighbouring words in ``sentence`` that hold a content word (four
-    letters or more, not a grammar word): what names the thing a value is about ("the
-    planned", "planned downtime"), whatever the rest of the sentence says. A value
-    breaks the run, with the unit after a number ("under 281 seconds" pairs nothing: the
-    words belong to the value, not to what it is about), and a contraction counts as its
-    first word ("that's" is "that"). An opening aside (:func:`_lead_in_end`: "Reading back
-    through the thread, ...") says how the sentence comes, not what it is about."""
-    values = _value_letters(distinctive_strings(sentence))
-    out: set[tuple[str, str]] = set()
-    before, unit_next = "", False
-    for token in _words(sentence[_lead_in_end(sentence):]):
-        word = token.lower()
-        if token[0].isdigit() or word in values or unit_next:
-            before, unit_next = "", token[0].isdigit()
-            continue
-        word = _APOSTROPHE.split(word)[0].rstrip("s")
-        if before and (_content(before) or _content(word)):
-            out.add((before, word))
-        before = word
-    return frozenset(out)
+SAME_THING = 0.5
+"""The share of what names the earlier sentence (its rare words, weighed) that a later
+one must say too to give a new value for the same thing."""
+SAME_THING_CHANGED = 0.35
+"""The same, when the later sentence says that something changed ("now", "instead")."""
+LIKELY_EVIDENCE = 2.0
+"""The evidence (:func:`_evidence`) from which a later statement likely updates an
+earlier one."""
+_RARE = 3
+"""A word in more statements than this is a way of speaking, not a name of one thing."""
+_HEAD_WORDS = 2
+_STEM = 5
+"""Words are compared by their first letters: endings change, the stem stays."""
+_MEASURES = ("money", "percent", "time", "date", "number")
+"""Kinds of value that measure (with every ``unit:``): a new amount may be written in
+another form ("5.180 €", "940 Euro", "21:25 Uhr", "11.25 Uhr"), so they are one kind
+when a later value is compared with an earlier one."""
 
 
-def supersedes(later: str, earlier: str, *,
-               df: Mapping[tuple[str, str], int] | None = None) -> bool:
-    """``later`` gives a new value for what ``earlier`` set.
-
-    ``later`` must carry a value of every kind ``earlier`` does (so ``earlier`` holds
-    nothing ``later`` would lose), they must share a word pair that names the thing
-    ("the planned downtime ... 222 minutes", "the planned downtime is now 125 minutes")
-    and that few other statements of the conversation use (``df``: in how many it
-    occurs; a pair in more than :data:`SUBJECT_MAX_DF` is a way of speaking, not a
-    subject, and a pair with a grammar word, "the export", in more than one fewer, and
-    only between two sentences that both negate or neither and when one of them says no
-    content word the other does not ("try not to skip saving the exports to X" and "the
-    export lands in Y" are two things, and so are "the contact email changed this morning
-    to X" and "the database host changed this morning to Y", which share a frame, not a
-    subject; :func:`likely_updates` weighs such pairs instead); a pair with a word of
-    change, "new value", names nothing, and neither does one of a frame after the values
-    when the words before them differ, :func:`_other_heads`), and
-    their ids must be of one kind when both have ids (``ORD-56113`` does not replace
-    ``GB869939294``). A later sentence that says every value of ``earlier`` again is a
-    restatement, and replaces it too, whatever its words: one of them is enough.
-    """
-    kinds, old_kinds = value_kinds(later), value_kinds(earlier)
-    if not old_kinds or not old_kinds <= kinds:
-        return False
-    old_values = _values(earlier)
-    if old_values and old_values <= _values(later):
-        return True  # every value said again: a restatement, whatever the wording
-    ids, old_ids = _id_shapes(later), _id_shapes(earlier)
-    if ids and old_ids and not ids & old_ids:
-        return False  # an order number and a VAT number: two things, whatever the words
-    # a pair with a word of change ("new value", "changed to") says that, not of what
-    shared = {pair for pair in _phrases(later) & _phrases(earlier)
-              if not any(_CHANGE.fullmatch(word) for word in pair)}
-    if not shared or _other_heads(later, earlier):
-        return False
-    words, old_words = _content_words(later), _content_words(earlier)
-    one_frame = _negated(later) == _negated(earlier) and (
-        _covered(words, old_words) or _covered(old_words, words))
-    return any((df or {}).get(pair, 1) <= SUBJECT_MAX_DF - (not _naming(pair))
-               and (_naming(pair) or one_frame) for pair in shared)
+@lru_cache(maxsize=32768)
+def subject(sentence: str) -> frozenset[str]:
+    """What ``sentence`` is about, in its own words: the words before its first value
+    (the whole sentence when fewer than :data:`_HEAD_WORDS` come before it: "max 188
+    seconds for the API timeout"), by their first letters, and the
+    pairs of characters of its runs without spaces; values, digits and the words of the
+    closed classes left out. What follows the value is how it is said ("..., nicht
+    das, was ich vorhin gesagt habe"), which two updates of two things share."""
+    head = _words_of(_head(sentence))
+    return head if len(head) >= _HEAD_WORDS else _words_of(sentence)
 
 
-def _other_heads(later: str, earlier: str) -> bool:
-    """Both name something before their first value, and not one word of it alike: the
-    pairs they share come after the values, in a frame they are said in ("... going
-    forward", "... wherever you've got it written down"), or in a label both open with
-    ("new exit criteria: monthly churn ..." and "new exit criteria: test coverage ..."),
-    not in what they are about."""
-    labelled = _labelled(later) and _labelled(earlier)
-    head, old_head = _head(later, labelled), _head(earlier, labelled)
-    return bool(head and old_head) and not any(
-        _same_word(a, b) for a in head for b in old_head)
-
-
-def _before_value(sentence: str) -> str:
-    at = min((i for v in _values(sentence) if (i := sentence.find(v)) >= 0), default=0)
+def _head(sentence: str) -> str:
+    """``sentence`` up to its first value (names count only where it has no other)."""
+    found = values(sentence) - set(names(sentence)) or values(sentence)
+    at = min((k for v in found if (k := sentence.find(v)) >= 0), default=len(sentence))
     return sentence[:at]
 
 
-def _labelled(sentence: str) -> bool:
-    """Content words come between a colon and the first value."""
-    _, colon, rest = _before_value(sentence).rpartition(": ")
-    return bool(colon and _content_words(rest))
+def _words_of(text: str) -> frozenset[str]:
+    drop = {w for v in values(text) - set(names(text)) for w in words(v)}
+    out = {w[:_STEM] for w in words(text) if w not in drop and w not in CLOSED_WORDS
+           and not any(ch.isdigit() for ch in w) and len(w) > 2}
+    for run in unspaced_runs(text):
+        out.update(pair for k in range(len(run) - 1)
+                   if not CLOSED_UNSPACED.search(pair := run[k:k + 2]))
+    return frozenset(out)
 
 
-@lru_cache(maxsize=8192)
-def _head(sentence: str, after_label: bool = False) -> frozenset[str]:
-    """The content words of ``sentence`` before its first value (after its label, one
-    that ends in a colon, if ``after_label``)."""
-    before = _before_value(sentence)
-    return _content_words(before.rpartition(": ")[2] if after_label else before)
+class _Weights:
+    """How rare each word is among the statements: what names one thing weighs most."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        distinct = set(texts)
+        self.df = Counter(w for t in distinct for w in subject(t))
+        self.total = max(1, len(distinct))
+
+    def of(self, word: str, among: int) -> float:
+        """The weight of ``word`` when ``among`` of the statements that use it are the two
+        being compared: by how many others use it, and nothing when more than
+        :data:`_RARE` do (a way of speaking: "Small change: the ... becomes")."""
+        others = max(0, self.df.get(word, 1) - among)
+        return 0.0 if others >= _RARE else math.log(1 + self.total / (1 + others))
+
+    def shared(self, later: str, earlier: str) -> tuple[float, bool]:
+        """The weighed share of ``earlier``'s subject that ``later`` says too, and whether
+        they share a word few others use (:data:`_RARE`)."""
+        old = subject(earlier)
+        if not old:
+            return 0.0, False
+        both = old & subject(later)
+        total = sum(self.of(w, 1 + (w in both)) for w in old)
+        if not total:
+            return 0.0, False
+        return (sum(self.of(w, 2) for w in both) / total,
+                any(self.df.get(w, 1) <= _RARE for w in both))
 
 
-def _covered(words: frozenset[str], by: frozenset[str]) -> bool:
-    """Every one of ``words`` is one of ``by`` (:func:`_same_word`)."""
-    return all(any(_same_word(a, b) for b in by) for a in words)
-LIKELY_EVIDENCE = 2
-"""The evidence (:func:`_update_match`) from which a later statement likely updates an
-earlier one."""
-_KEY_MAX_DF = 8
-"""A unit, an id's shape or a word in more statements than this finds no candidates."""
+def _kinds(sentence: str) -> frozenset[str]:
+    """The kinds of value of ``sentence`` as updates compare them: names left out (a
+    capital is weak evidence: in German every noun has one)."""
+    return frozenset(k for k in value_kinds(sentence) if k != "name")
 
 
-def likely_updates(statements: Sequence[Statement], *,
-                   replaced: Mapping[tuple[int, ...], Iterable[tuple[int, ...]]] | None = None
-                   ) -> dict[tuple[int, ...], tuple[int, ...] | None]:
-    """For each statement that likely gives a new value, in words of its own, for what
-    one earlier statement set, the order of that earlier one (``None``: several earlier
-    ones fit it equally well, so which one it updates is not known): an update
-    :func:`supersedes` cannot tell ("the ticket for this is TCK-1" ... "the support case
-    is now TCK-2"; "keep the planned downtime under 222 minutes" ... "any maintenance
-    outage can now go as high as 199 minutes").
-
-    Weaker evidence than :func:`supersedes` asks for, so nothing is dropped for it: the
-    earlier one ranks no higher than :data:`LIKELY_RANK` and the later one at least as
-    high as it did (:func:`scores`), unless it gave a new value itself: the user corrected
-    that one already, and weak evidence does not demote the latest value of a thing.
-    The two must be each other's best match (one later statement, one earlier; of equal
-    evidence, the one that shares more of the subject's words, and of a statement and those
-    it replaced, ``replaced`` as :func:`latest` found it, the latest), and neither pasted; a
-    later statement that fits several equally still ranks as an update, and demotes none
-    of them."""
-    if replaced is None:
-        replaced = _latest(tuple(statements))[1]
-    first: dict[str, Statement] = {}  # of equal statements the first, as :func:`latest`
-    for s in sorted(statements, key=lambda s: s.order):
-        first.setdefault(s.text, s)
-    valued = [s for s in first.values() if not s.pasted and value_kinds(s.text)]
-    df: Counter[str] = Counter(w for s in valued for w in _content_words(s.text))
-    index: dict[str, list[int]] = {}
-    found: dict[tuple[int, int], tuple[int, int]] = {}
-    in_part: set[tuple[int, int]] = set()  # links to one part of a line run on
-    for j, late in enumerate(valued):
-        keys = _update_keys(late.text)
-        near = {i for k in keys if len(index.get(k, ())) <= _KEY_MAX_DF
-                for i in index.get(k, ())}
-        for i in sorted(near):
-            # (evidence, subject words shared): of equal evidence, the more shared wins
-            if (match := _update_match(late.text, valued[i].text, df))[0] >= LIKELY_EVIDENCE:
-                found[(j, i)] = match
-            elif (match := _part_match(late.text, valued[i].text, df))[0] >= LIKELY_EVIDENCE:
-                found[(j, i)] = match
-                in_part.add((j, i))
-        for k in keys:
-            index.setdefault(k, []).append(j)
-    best_earlier: dict[int, tuple[tuple[int, int], list[int]]] = {}
-    best_later: dict[int, tuple[tuple[int, int], list[int]]] = {}
-    for (j, i), match in found.items():
-        for best, me, other in ((best_earlier, j, i), (best_later, i, j)):
-            top = best.get(me)
-            if top is None or match > top[0]:
-                best[me] = (match, [other])
-            elif match == top[0]:
-                top[1].append(other)  # a tie: no one best match, unless one thing
-
-    def one(others: list[int]) -> int | None:
-        # of a statement and the ones it replaced (a restatement), the latest stands
-        said = {valued[k].order: k for k in others}
-        left = set(said) - {o for k in said for o in replaced.get(k, ())}
-        return said[left.pop()] if len(left) == 1 else None
-
-    out: dict[tuple[int, ...], tuple[int, ...] | None] = {}
-    for j, (_, others) in best_earlier.items():
-        earlier = one(others)
-        if earlier is None or one(best_later[earlier][1]) == j:
-            out[valued[j].order] = (None if earlier is None or (j, earlier) in in_part
-                                    else valued[earlier].order)
-    return out
+def _covers(kinds: frozenset[str], old: frozenset[str]) -> bool:
+    """``kinds`` has a value of every kind of ``old``: the same kind; for a bare number,
+    any measure (a number may be written with or without what it counts); for an amount
+    written with a currency's code, that currency named ("9.820 EUR", "9.260 Euro")."""
+    units = {k for k in kinds if k.startswith("unit:")}
+    return all(k in kinds or (k == "number" and any(
+        m in _MEASURES or m.startswith("unit:") for m in kinds)) or (
+        k == "money" and bool(units & old)) for k in old)
 
 
-def _update_keys(sentence: str) -> set[str]:
-    """What a statement and its update may share: a unit, an amount, a share or a name,
-    an id's shape, a value's form, a word (by its first four letters, and by its letters, for a
-    slip of the keys)."""
-    keys = {k for k in value_kinds(sentence)
-            if k.startswith("unit:") or k in ("money", "percent", "name")}
-    keys.update(f"id:{shape}" for shape in _id_shapes(sentence))
-    keys.update(f"form:{form}" for form in _forms(sentence))
-    for word in _content_words(sentence):
-        keys.update((f"w:{word[:4]}", f"l:{''.join(sorted(word))}"))
-    return keys
+def _comparable(later: str, earlier: str) -> bool:
+    """``later`` could give a new value for what ``earlier`` set: a value of every kind
+    ``earlier`` has (:func:`_covers`; a name for a name alone), and ids of one shape."""
+    kinds, old = _kinds(later), _kinds(earlier)
+    if not old and value_kinds(earlier) == {"name"}:
+        kinds, old = value_kinds(later), value_kinds(earlier)
+    if not old or not _covers(kinds, old):
+        return False
+    shapes, old_shapes = id_shapes(later), id_shapes(earlier)
+    return not (shapes and old_shapes and not shapes & old_shapes)
 
 
-def _update_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int, int]:
-    """How strongly ``later`` looks like a new value for what ``earlier`` set, and how many
-    of the subject's words they share (:func:`_shared_subject`, which breaks a tie).
+def _same_stance(later: str, earlier: str) -> bool:
+    """Both deny what they are about or neither (a negation before the first value): a
+    rule about a thing ("never refund ORD-1") is not a new value of a statement of one
+    ("the refund for ORD-2 has gone through"), unless what changes is a measure. A
+    negation after the value ("..., nicht das, was ich vorhin gesagt habe") is how a
+    correction is said."""
+    if any(k in _MEASURES or k.startswith("unit:") for k in _kinds(earlier)):
+        return True
+    return _denies(later) == _denies(earlier)
 
-    The evidence is 0 when its
-    values could not stand for ``earlier``'s (a kind missing, ids of another shape, a
-    restatement, or a rule and a plain statement about one id); else an id shape they
-    share (2, an email address 1), a unit (2, a unit of time 1), an amount or a share
-    (1), a name for what a name alone set, said in words of change (1), a value's
-    written form (1, :func:`_forms`), each content word they share that
-    few statements use (1), and a word of change in ``later`` (1, with other evidence
-    only)."""
-    kinds, old_kinds = value_kinds(later), value_kinds(earlier)
-    if not old_kinds <= kinds or _values(earlier) <= _values(later):
-        return 0, 0  # a kind missing, or every value said again: a restatement
-    shapes, old_shapes = _id_shapes(later), _id_shapes(earlier)
-    if shapes and old_shapes and not shapes & old_shapes:
-        return 0, 0
-    quantity = any(k in _QUANTITIES or k.startswith("unit:") for k in old_kinds)
-    if not quantity and _negated(later) != _negated(earlier):
-        return 0, 0  # "never refund ORD-1" and "the refund for ORD-2 has gone through"
-    evidence = sum(1 if shape == "@" else 2 for shape in shapes & old_shapes)
-    evidence += len(_forms(later) & _forms(earlier))
-    evidence += len({"money", "percent"} & kinds & old_kinds)
-    if old_kinds == {"name"} and "name" in kinds and _says_change(later):
-        evidence += 1  # a name, said anew in words of change ("call me X instead")
-    for kind in {k for k in kinds & old_kinds if k.startswith("unit:")}:
-        evidence += 1 if kind[5:] in _TIME_UNITS else 2
-    subject = _shared_subject(later, earlier, df)
-    evidence += subject
-    if evidence and _says_change(later):
+
+def _denies(sentence: str) -> bool:
+    head = _head(sentence)
+    return "negation" in marks(head if head.strip() else sentence)
+
+
+def supersedes(later: str, earlier: str, *, weights: _Weights | None = None) -> bool:
+    """``later`` gives a new value for what ``earlier`` set (see the module's rule)."""
+    if not _comparable(later, earlier):
+        return False
+    if values(earlier) <= values(later):
+        return True  # every value said again: a restatement, whatever the wording
+    weights = weights or _Weights((later, earlier))
+    if not _same_stance(later, earlier):
+        return False
+    share, rare = weights.shared(later, earlier)
+    changed = "change" in marks(later) and "change" not in marks(earlier)
+    needed = SAME_THING_CHANGED if changed else SAME_THING
+    return rare and share >= needed and weights.shared(earlier, later)[0] >= needed
+
+
+def _evidence(later: str, earlier: str, weights: _Weights) -> float:
+    """How strongly ``later`` looks like a new value for what ``earlier`` set: an id
+    shape they share (2; an email address or a path 1: there are many), a unit, a currency
+    or a share (1), the weighed share of ``earlier``'s subject said again
+    (up to 2), and a word of change in ``later`` (1, with other evidence only)."""
+    if (not _comparable(later, earlier) or values(earlier) <= values(later)
+            or not _same_stance(later, earlier)):
+        return 0.0
+    evidence = sum(1.0 if shape in ("@", "/") else 2.0
+                   for shape in id_shapes(later) & id_shapes(earlier))
+    evidence += len({k for k in value_kinds(later) & value_kinds(earlier)
+                     if k.startswith("unit:") or k in ("money", "percent")})
+    evidence += 2 * weights.shared(later, earlier)[0]
+    if evidence and "change" in marks(later):
         evidence += 1
-    return evidence, subject
-
-
-def _part_match(later: str, earlier: str, df: Mapping[str, int]) -> tuple[int, int]:
-    """:func:`_update_match` of ``later`` and the best part of ``earlier``, a line that
-    runs two statements together (:data:`_PART_CUT`) with a kind of value ``later`` does
-    not say ("... may not exceed 46 workers; ... the spend on contractors has a hard
-    ceiling of 4,505.88 EUR" ... "the ceiling on contractor costs has moved to $7,465");
-    (0, 0) when no part matches better than the whole."""
-    if value_kinds(earlier) <= value_kinds(later):
-        return 0, 0
-    return max((_update_match(later, part, df) for part in _parts(earlier)
-                if not _is_trivial(part)), default=(0, 0))
-
-
-def _shared_subject(later: str, earlier: str, df: Mapping[str, int]) -> int:
-    """The content words of ``earlier`` that few statements use (at most
-    :data:`SUBJECT_MAX_DF`) and ``later`` says too, give or take a slip of the keys."""
-    words = _content_words(later)
-    return sum(1 for b in _content_words(earlier) if df.get(b, 1) <= SUBJECT_MAX_DF
-               and any(_same_word(a, b) for a in words))
+    return evidence
 
 
 def latest(statements: Iterable[Statement]) -> list[Statement]:
     """``statements`` deduplicated (the first of equal ones), with every one that a
-    later one (or a part of a later line that ran two together, :func:`_parts`)
-    :func:`supersedes` left out, and of a line that ran two together the part a later
-    one replaced (:func:`_rest_not_replaced`), in order."""
+    later one :func:`supersedes` left out, in order."""
     return _latest(tuple(statements))[0]
 
 
 def _latest(statements: tuple[Statement, ...]
             ) -> tuple[list[Statement], dict[tuple[int, ...], set[tuple[int, ...]]]]:
-    """:func:`latest`, and for each statement that replaced others, whole or in part,
-    the orders of all it replaced (and what those had replaced whole).
-
-    A statement can only replace one it shares a value or a word pair with (see
-    :func:`supersedes`), so each is checked against those alone, found through an index:
-    a chat that pastes a log every turn has thousands of statements."""
+    """:func:`latest`, and for each statement that replaced others the orders of all it
+    replaced (and what those had replaced). Each statement is checked only against the
+    earlier ones it shares a rare word or a value with, found through an index: a chat
+    that pastes a log every turn has thousands of statements."""
     ordered = sorted(statements, key=lambda s: s.order)
-    df: Counter[tuple[str, str]] = Counter()
-    value_df: Counter[str] = Counter()
-    for text in {s.text for s in ordered}:
-        df.update(_phrases(text))
-        value_df.update(_values(text))
-    out: dict[tuple[int, ...], Statement] = {}  # in order; a replaced one is removed
-    by_key: dict[object, set[tuple[int, ...]]] = {}
+    weights = _Weights(s.text for s in ordered)
+    out: dict[tuple[int, ...], Statement] = {}
+    by_key: dict[str, set[tuple[int, ...]]] = {}  # of statements not replaced yet
+    keys_of: dict[tuple[int, ...], set[str]] = {}
     replaced: dict[tuple[int, ...], set[tuple[int, ...]]] = {}
     seen: set[str] = set()
     for s in ordered:
         if s.text in seen:
             continue
         seen.add(s.text)
-        if not value_kinds(s.text):  # it neither replaces nor can be replaced
-            out[s.order] = s
-            continue
-        # a pair more statements share than SUBJECT_MAX_DF names no subject: no key; a
-        # restatement says every value of the one it replaces, so its rarest is enough
-        pairs = [p for p in _phrases(s.text) if df[p] <= SUBJECT_MAX_DF]
-        values = _values(s.text)
-        candidates = {o for k in [*pairs, *values] for o in by_key.get(k, ())}
-        parts = tuple(_parts(s.text)) if candidates else ()  # each cut once, not per candidate
-        for o in sorted(candidates):
-            old = out.get(o)
-            if old is None:
-                continue
-            if supersedes(s.text, old.text, df=df) or any(
-                    supersedes(part, old.text, df=df) for part in parts):
-                del out[o]
-                replaced.setdefault(s.order, set()).update((o, *replaced.get(o, ())))
-            elif (rest := _rest_not_replaced(s.text, old.text, df)) is not None:
-                out[o] = Statement(rest, old.order, old.pasted)
-                replaced.setdefault(s.order, set()).add(o)
         out[s.order] = s
-        rarest = [min(values, key=lambda v: (value_df[v], v))] if values else []
-        for k in [*pairs, *rarest]:
+        if not value_kinds(s.text):  # it neither replaces nor can be replaced
+            continue
+        keys = keys_of[s.order] = _keys(s.text, weights)
+        for o in sorted({o for k in keys for o in by_key.get(k, ())}):
+            if supersedes(s.text, out[o].text, weights=weights):
+                del out[o]
+                for k in keys_of.pop(o):
+                    by_key[k].discard(o)
+                replaced.setdefault(s.order, set()).update((o, *replaced.get(o, ())))
+        for k in keys:
             by_key.setdefault(k, set()).add(s.order)
     return list(out.values()), replaced
 
 
-_PART_CUT = re.compile(r"[,;]\s+|(?<=[a-z])\s+(?=[A-Z][\w'’-]*,?\s+[a-z])")
-"""Where one statement may end and the next begin in a line run on without a full stop:
-after a comma or a semicolon, before a capitalised word between lowercase ones ("... 22,348
-rows so yeah I find ...", "... each time Ultimately, this is ..."; not inside "20:15
-UTC" or "Fenella Nakamura")."""
+def _keys(text: str, weights: _Weights) -> set[str]:
+    """What an update of ``text`` shares with it: a rare word, a value, an id's shape, a
+    unit."""
+    keys = {f"w:{w}" for w in subject(text) if weights.df.get(w, 1) <= _RARE}
+    keys.update(f"v:{v}" for v in values(text))
+    keys.update(f"s:{s}" for s in id_shapes(text))
+    keys.update(k for k in value_kinds(text) if k.startswith("unit:") or k == "money")
+    return keys
 
 
-def _run_on_parts(line: str) -> Iterator[tuple[str, str]]:
-    """Each way to cut ``line`` in two at a :data:`_PART_CUT` that splits no value."""
-    # every value but a capitalised word (which may open the part after the cut)
-    values = {v for v in _values(line) if " " in v or v not in _names(line)}
-    for cut in _PART_CUT.finditer(line):
-        head, tail = line[:cut.start()].strip(), line[cut.end():].strip()
-        if values <= _values(head) | _values(tail):
-            yield head, tail
-
-
-def _parts(line: str) -> Iterator[str]:
-    """Each side of each cut of a line that ran statements together (:func:`_run_on_parts`):
-    a later line "order ORD-7 is refunded Scratch that, our VAT number is GB2" replaces
-    "our VAT number is GB9" through its second part."""
-    for head, tail in _run_on_parts(line):
-        yield head
-        yield tail
-
-
-def _rest_not_replaced(later: str, earlier: str,
-                       df: Mapping[tuple[str, str], int]) -> str | None:
-    """What is left of ``earlier`` when ``later`` replaces a part of it: ``earlier`` ran
-    two statements together and holds a kind of value ``later`` does not say (so
-    :func:`supersedes` cannot drop it whole), and one side of a cut (:data:`_PART_CUT`)
-    is what ``later`` gives a new value for. The rest is kept verbatim, the replaced value
-    goes; ``None``: no part of it is replaced."""
-    if value_kinds(earlier) <= value_kinds(later):
-        return None
-    for head, tail in _run_on_parts(earlier):
-        for part, rest in ((head, tail), (tail, head)):
-            if (not _is_trivial(rest) and not _values(part) & _values(rest)
-                    and supersedes(later, part, df=df)):
-                return rest
-    return None
+def likely_updates(statements: Sequence[Statement], *,
+                   replaced: Mapping[tuple[int, ...], Iterable[tuple[int, ...]]] | None = None
+                   ) -> dict[tuple[int, ...], tuple[int, ...] | None]:
+    """For each statement that likely gives a new value for what one earlier statement
+    set, in words :func:`supersedes` cannot tell ("the ticket for this is TCK-1" ...
+    "the support case is now TCK-2"), the order of that earlier one (``None``: several
+    fit it equally well). The two must be each other's best match, and neither pasted."""
+    if replaced is None:
+        replaced = _latest(tuple(statements))[1]
+    gone = {o for olds in replaced.values() for o in olds}
+    valued = [s for s in sorted(statements, key=lambda s: s.order)
+              if not s.pasted and value_kinds(s.text) and s.order not in gone]
+    weights = _Weights(s.text for s in valued)
+    index: dict[str, list[int]] = {}
+    best_earlier: dict[int, tuple[float, list[int]]] = {}
+    best_later: dict[int, tuple[float, list[int]]] = {}
+    for j, late in enumerate(valued):
+        keys = _keys(late.text, weights) | {
+            k for k in value_kinds(late.text) if k in ("percent",)}
+        for i in sorted({i for k in keys for i in index.get(k, ())}):
+            score = _evidence(late.text, valued[i].text, weights)
+            if score < LIKELY_EVIDENCE:
+                continue
+            for best, me, other in ((best_earlier, j, i), (best_later, i, j)):
+                top = best.get(me)
+                if top is None or score > top[0]:
+                    best[me] = (score, [other])
+                elif score == top[0]:
+                    top[1].append(other)
+        for k in keys:
+            index.setdefault(k, []).append(j)
+    out: dict[tuple[int, ...], tuple[int, ...] | None] = {}
+    for j, (_, others) in best_earlier.items():
+        if len(others) > 1:
+            out[valued[j].order] = None
+        elif best_later[others[0]][1] == [j]:
+            out[valued[j].order] = valued[others[0]].order
+    return out

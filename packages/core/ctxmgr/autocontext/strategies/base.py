@@ -10,7 +10,7 @@ replacements.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
@@ -50,6 +50,14 @@ class Plan:
     offload_id: str | None = None
     """The offload the range already stands for (a preview cut again, smaller): the new
     stand-in points to it and nothing new is written. ``None``: offload the range."""
+    summary_input: tuple[Message, ...] | None = None
+    """What the summarizer reads instead of the range (``None``: the range itself)."""
+    falls_back: bool = False
+    """When the summarizer fails the stand-in is built without its answer
+    (``build(None, ...)``) instead of the step being skipped."""
+    report: Callable[[], Mapping[str, object]] | None = None
+    """More for the compression event, asked once the stand-in is built
+    (``rejected_quotes``, ``reason``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,6 +74,9 @@ class StrategyContext:
     load: Callable[[str], Sequence[Message]] | None = None
     """The originals an offload id gives back (``None``, or an exception: not at hand);
     a preview cut again is cut from its original, so its note says what is missing."""
+    quotes: bool = False
+    """The summarizer is a model that can quote (``can_quote``): the note of the user's
+    words is its choice of quotes."""
 
     def elsewhere(self, start: int, end: int) -> frozenset[str]:
         """Distinctive strings of ``messages[start:end]`` that the rest shows too, so a

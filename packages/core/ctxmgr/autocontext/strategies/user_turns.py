@@ -7,30 +7,35 @@ not pinned (the task and the latest user message always are), with everything
 between them, by one user-role note right after what is pinned at the top:
 
 * what the user said there that still stands, verbatim and deduplicated, each value
-  at its latest (:mod:`ctxmgr.autocontext.standing`), within ``user_note_chars`` and
-  the room the budget leaves; what does not fit stays in the reloadable original;
+  at its latest, within ``user_note_chars`` and the room the budget leaves; what does
+  not fit stays in the reloadable original. Where the summarizer can quote (a model:
+  ``can_quote``), the model picks the lines and each is checked to be a quote
+  (:mod:`ctxmgr.autocontext.quotes`); otherwise, and whenever the model fails, is slow
+  or quotes nothing, the reader of :mod:`ctxmgr.autocontext.standing` picks them;
 * the record of the range's tool calls (:mod:`ctxmgr.autocontext.record`).
 
 The note takes in the earlier stand-ins before it and, on the next pass, itself: one
 note rolls forward instead of many piling up. It is a user message, so a round trip
 through a provider's format that loses ctxmgr's markers still leaves it the last thing
 compressed, and its lines are read back as the user's words.
+
+**Cost.** The user's statements are read and scored once per plan; where the range
+ends is chosen from running sums over the candidate ends, and the note is built once
+for that end (and again only if its estimate did not fit): the time grows with the
+text the plan reads, not with its square.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.prompts import USER_NOTE_PROMPT
+from ctxmgr.autocontext.quotes import check_quotes
 from ctxmgr.autocontext.rounds import Layout
-from ctxmgr.autocontext.standing import (
-    USER_NOTE_HEADER,
-    Statement,
-    latest,
-    scores,
-    select,
-    statements_of,
-)
 from ctxmgr.autocontext.strategies.base import (
     CHARS_PER_TOKEN,
     Plan,
@@ -38,11 +43,17 @@ from ctxmgr.autocontext.strategies.base import (
     StrategyContext,
     summary_message,
 )
-from ctxmgr.messages import Message
+from ctxmgr.messages import Message, text_message
+
+if TYPE_CHECKING:
+    from ctxmgr.autocontext.standing import Statement
+
+# The reader of the user's words (:mod:`ctxmgr.autocontext.standing`, and ``regex``
+# with it) is imported where a note is built: ``import ctxmgr`` does not load it.
 
 __all__ = ["UserTurns", "user_note", "user_note_text"]
 
-_WEIGHTY = 2  # a priority from here on: the sentence binds or carries a value
+_WEIGHTY = 30  # a score from here on: the sentence binds or carries a value
 _FILL_STEP = 16  # characters: a note sized to its room stops searching this close to it
 
 
@@ -53,19 +64,34 @@ def user_note(statements: Sequence[Statement], max_chars: int, *,
     """The note's own text (the header, the statements that fit ``max_chars`` by
     priority, shown in order, and how many did not), and the statements it holds
     (``among`` and ``score`` as :func:`~ctxmgr.autocontext.standing.select` takes them)."""
+    from ctxmgr.autocontext.standing import note_line, select
+
     kept, left_out = select(statements, max_chars, among=among, score=score)
-    return user_note_text([s.text for s in kept], left_out), kept
+    return user_note_text([note_line(s) for s in kept], left_out), kept
 
 
 def user_note_text(lines: Sequence[str], left_out: int) -> str:
     """The note's layout: the header, a line each (no bullets: a token a line), and how
     many statements were left out."""
+    from ctxmgr.autocontext.standing import USER_NOTE_HEADER
+
     out = [USER_NOTE_HEADER, *lines]
-    if not lines:
+    if not lines and not left_out:
         out.append("(nothing that still stands)")
     if left_out:
         out.append(f"(+{left_out} more)")
     return "\n".join(out)
+
+
+@dataclass(slots=True)
+class _Quoted:
+    """What the model's answer gave the note: the checked quotes, and the lines that
+    were not quotes (for the compression event)."""
+
+    rejected: int = 0
+    fallback: str | None = None
+    """Why the reader's note stands instead of the model's (``None``: the model's)."""
+    extra: dict[str, int] = field(default_factory=dict)
 
 
 class UserTurns:
@@ -79,6 +105,8 @@ class UserTurns:
     last_resort = True
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
+        from ctxmgr.autocontext.standing import Statement, statements_of
+
         cfg = ctx.config
         if ctx.tokens <= cfg.budget_tokens:
             return []
@@ -88,62 +116,123 @@ class UserTurns:
             return []
         start = _start(lay, movable[0])
         limit = _limit(lay, movable[0])
-        statements = {i: statements_of(ctx.messages[i]) for i in range(start, lay.size)
+        statements = {i: [Statement(x.text, (i, *x.order), x.pasted, x.listed)
+                          for x in statements_of(ctx.messages[i])]
+                      for i in range(start, lay.size)
                       if i in lay.user_turns or i == lay.latest_user}
-        weight = scores([Statement(x.text, (i, *x.order), x.pasted)
-                         for i, found in statements.items() for x in found])
-        best: tuple[int, int, int] | None = None
-        chosen = limit
+        reading = _Reading.of(statements)
         ends = [i for i in movable[1:] if i < limit] + [limit]
-        # each measured with the id it will carry: ids take 13 to 23 tokens in a tag
-        ids = OffloadStore.ids_for(ctx.messages[start:], [end - start for end in ends])
-        for end in ends:
-            note, held = self._stand_in(ctx, start, end, ids[end - start], statements)
+        chosen = self._fitting(ctx, start, ends, reading)
+        quoted = _Quoted()
+
+        def build(answer: str | None, offload_id: str) -> tuple[Message, ...]:
+            note, _ = self._stand_in(ctx, start, chosen, offload_id, reading,
+                                     answer=answer, quoted=quoted)
+            return (note,)
+
+        if not ctx.quotes:
+            return [Plan(strategy=self.number, start=start, end=chosen, build=build)]
+        said = [m for i in range(start, chosen) if i in statements
+                for m in (ctx.messages[i],)]
+        return [Plan(strategy=self.number, start=start, end=chosen, build=build,
+                     instruction=USER_NOTE_PROMPT, summary_input=tuple(
+                         text_message("user", m.text, id=m.id) for m in said),
+                     falls_back=True, report=lambda: _report(quoted))]
+
+    def _fitting(self, ctx: StrategyContext, start: int, ends: Sequence[int],
+                 reading: _Reading) -> int:
+        """:meth:`_end`, or where a note first fits if its estimate did not (each further
+        end tried with the note built for it; the last end when none fits)."""
+        chosen = self._end(ctx, start, ends, reading)
+        for end in [chosen, *(e for e in ends if e > chosen)]:
+            offload_id = OffloadStore.id_for(ctx.messages[start:end])
+            note, _ = self._stand_in(ctx, start, end, offload_id, reading)
             old = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
-            if ctx.tokens - old + ctx.counter.count(note) > cfg.budget_tokens:
+            if ctx.tokens - old + ctx.counter.count(note) <= ctx.config.budget_tokens:
+                return end
+        return ends[-1]
+
+    def _end(self, ctx: StrategyContext, start: int, ends: Sequence[int],
+             reading: _Reading) -> int:
+        """Where the note should end: of the candidate ends, the one that keeps the most
+        of what binds or carries a value (verbatim after it, or in the note as far as
+        its room holds them at their average length), less the replaced values left
+        verbatim; then the most statements; then the fewest turns moved. One pass over
+        running sums: no note is built here."""
+        from ctxmgr.autocontext.standing import USER_NOTE_HEADER
+
+        cfg = ctx.config
+        weight, statements = reading.weight, reading.statements
+        tokens = list(accumulate((ctx.counter.count(m) for m in ctx.messages[start:ends[-1]]),
+                                 initial=0))
+        # per user turn: what binds or has a value (all of it, and what still stands, with
+        # its characters), every statement, and the replaced ones (stale while verbatim)
+        rows = {i: (sum(weight[s.order] >= _WEIGHTY for s in found),
+                    sum(weight[s.order] >= _WEIGHTY and s.order in reading.kept
+                        for s in found),
+                    sum(len(s.text) + 1 for s in found
+                        if weight[s.order] >= _WEIGHTY and s.order in reading.kept),
+                    len(found), sum(s.order in reading.gone for s in found))
+                for i, found in statements.items()}
+        total = [sum(r[k] for r in rows.values()) for k in range(5)]
+        moved = [0] * 5
+        best: tuple[int, int, int] | None = None
+        chosen = ends[-1]
+        i = start
+        fixed = ctx.counter.count_text(USER_NOTE_HEADER) + _TAG_TOKENS
+        # characters per token of what the user wrote (about 4 in English, 1 in Chinese)
+        users = [ctx.messages[i] for i in statements]
+        density = (sum(len(m.text) for m in users) / max(1, sum(map(ctx.counter.count, users)))
+                   if users else CHARS_PER_TOKEN)
+        for end in ends:
+            while i < end:
+                for k, v in enumerate(rows.get(i, (0,) * 5)):
+                    moved[k] += v
+                i += 1
+            room = cfg.budget_tokens - ctx.tokens + tokens[end - start] - fixed
+            if room < 0:
                 continue
-            verbatim = [Statement(x.text, (i, *x.order), x.pasted)
-                        for i, found in statements.items() if i >= end for x in found]
-            current = {x.order for x in latest(verbatim)}
-            stale = sum(x.order not in current for x in verbatim)  # replaced, still shown
-            still = [*held, *verbatim]
-            # what the user said that binds or has a value, less the values shown though
-            # replaced; then all the rest; then the fewest turns moved (oldest go first)
-            key = (sum(weight.get(x.order, 0) >= _WEIGHTY for x in still) - stale,
-                   len(still), -end)
+            chars = min(cfg.user_note_limit, int(room * density))
+            fits = min(moved[1], chars * moved[1] // moved[2]) if moved[2] else 0
+            key = (total[0] - moved[0] + fits - (total[4] - moved[4]),
+                   total[3] - moved[3] + fits, -end)
             if best is None or key > best:
                 best, chosen = key, end
-
-        def build(_: str | None, offload_id: str) -> tuple[Message, ...]:
-            return (self._stand_in(ctx, start, chosen, offload_id, statements)[0],)
-
-        return [Plan(strategy=self.number, start=start, end=chosen, build=build)]
+        return chosen
 
     def _stand_in(self, ctx: StrategyContext, start: int, end: int, offload_id: str,
-                  statements: dict[int, list[Statement]]
-                  ) -> tuple[Message, list[Statement]]:
+                  reading: _Reading, *, answer: str | None = None,
+                  quoted: _Quoted | None = None) -> tuple[Message, list[Statement]]:
         """The note for ``messages[start:end]`` and the statements it holds: what the user
-        said first, then the record of the range's tool calls in what room is left,
+        said first (the model's checked quotes when ``answer`` holds any, else the
+        reader's choice), then the record of the range's tool calls in what room is left,
         both cut to fit beside the rest of the prompt within the budget."""
         cfg = ctx.config
         replaced = ctx.messages[start:end]
-        said = [Statement(s.text, (i, *s.order), s.pasted) for i in range(start, end)
-                for s in statements.get(i, ())]
-        later = [Statement(s.text, (i, *s.order), s.pasted) for i, found in statements.items()
-                 if i >= end for s in found]
-        moved = {s.order for s in said}
-        standing = [s for s in latest([*said, *later]) if s.order in moved]
+        said = [s for i in range(start, end) for s in reading.statements.get(i, ())]
+        later = [s for i, found in reading.statements.items() if i >= end for s in found]
+        quotes = _from_model(answer, start, replaced, said, later, quoted)
+        score: Mapping[tuple[int, ...], int]
+        if quotes is not None:  # ranked as the model ranked them
+            standing = quotes
+            score = {s.order: len(quotes) - k for k, s in enumerate(quotes)}
+        else:
+            standing = [s for s in said if s.order in reading.kept]
+            score = reading.weight
         room = cfg.budget_tokens - ctx.tokens + sum(ctx.counter.count(m) for m in replaced)
-        score = scores(standing, among=said)
         chars = cfg.user_note_limit
         fits: tuple[int, Message, list[Statement]] | None = None  # the most chars that fit
         over: int | None = None  # the fewest that did not
         while True:
-            text, held = user_note(standing, chars, among=said, score=score)
+            text, held = user_note(standing, chars, score=score)
             record = max(0, min(cfg.record_limit, room * CHARS_PER_TOKEN - len(text)))
             note = summary_message(replaced, text, offload_id, by=self, role="user",
                                    record_chars=record, agent_text=False)
             tokens = ctx.counter.count(note)
+            if tokens > room and record:  # the user's words before the record
+                note = summary_message(replaced, text, offload_id, by=self, role="user",
+                                       agent_text=False)
+                tokens = ctx.counter.count(note)
             if tokens <= room or chars <= 0:
                 fits = (chars, note, held)
             else:
@@ -153,7 +242,81 @@ class UserTurns:
             if fits is not None and (over is None or over - fits[0] <= _FILL_STEP):
                 return fits[1], fits[2]
             chars = ((fits[0] + over) // 2 if fits is not None and over is not None
-                     else min(chars - 1, int(chars * room / tokens * 0.95)))
+                     else max(0, min(chars - 1, int(chars * room / tokens * 0.95))))
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """The user's statements from where the note starts, read and scored once a plan."""
+
+    statements: Mapping[int, list[Statement]]
+    """By message index."""
+    kept: frozenset[tuple[int, ...]]
+    """What still stands: each value at its latest, each sentence once."""
+    gone: frozenset[tuple[int, ...]]
+    """What a later statement replaced."""
+    weight: Mapping[tuple[int, ...], int]
+    """Each statement's score (:func:`~ctxmgr.autocontext.standing.scores`)."""
+
+    @staticmethod
+    def of(statements: Mapping[int, list[Statement]]) -> _Reading:
+        from ctxmgr.autocontext.standing import scores
+        from ctxmgr.autocontext.standing.updates import _latest
+
+        flat = tuple(s for i in sorted(statements) for s in statements[i])
+        kept, replaced = _latest(flat)
+        return _Reading(statements, frozenset(s.order for s in kept),
+                        frozenset(o for olds in replaced.values() for o in olds),
+                        scores(flat, replaced=replaced))
+
+
+_TAG_TOKENS = 20
+"""About what a note's offload tag and its count of lines left out take."""
+
+
+def _from_model(answer: str | None, start: int, replaced: Sequence[Message],
+                said: Sequence[Statement], later: Sequence[Statement],
+                quoted: _Quoted | None) -> list[Statement] | None:
+    """The model's checked quotes as statements, in the order it ranked them, less any
+    that a statement the user made after it replaced (the model may quote a value the
+    user changed later); ``None`` when there is no answer or it quotes nothing (the
+    reader's note stands: :attr:`_Quoted.fallback` says why)."""
+    from ctxmgr.autocontext.standing import Statement, latest
+
+    if quoted is None:
+        return None
+    if answer is None:
+        quoted.fallback = "the summarizer gave no answer"
+        return None
+    users = [(start + j, m.text) for j, m in enumerate(replaced) if m.role == "user"]
+    checked = check_quotes(answer, [text for _, text in users])
+    quoted.rejected = checked.rejected
+    if not checked.quotes:
+        quoted.fallback = "the summarizer quoted nothing the user said"
+        return None
+    # each where the user said it: before the reader's statements of that message
+    mine = [Statement(q, (*_said_at(q, users), k)) for k, q in enumerate(checked.quotes)]
+    standing = {s.order for s in latest([*mine, *said, *later])}
+    quoted.fallback = None
+    return [s for s in mine if s.order in standing]
+
+
+def _said_at(quote: str, users: Sequence[tuple[int, str]]) -> tuple[int, int]:
+    """The index of the first message of ``users`` that holds ``quote`` (as
+    :func:`~ctxmgr.autocontext.quotes.check_quotes` gave it back), and ``-1``: it sorts
+    before the reader's statements of that message."""
+    for index, text in users:
+        if quote in " ".join(text.split()):
+            return index, -1
+    return users[-1][0] if users else 0, -1
+
+
+def _report(quoted: _Quoted) -> dict[str, object]:
+    """What the compression event says of the model's note."""
+    out: dict[str, object] = {"rejected_quotes": quoted.rejected}
+    if quoted.fallback is not None:
+        out["reason"] = f"user note written by the reader: {quoted.fallback}"
+    return out
 
 
 def _start(lay: Layout, first: int) -> int:
