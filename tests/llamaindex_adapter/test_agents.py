@@ -227,14 +227,22 @@ def tau_conversation(trajectory: Trajectory, make_agent: Callable[..., Any], *,
             llm.load(rec.answer_messages(k))
             if resume and k:
                 ctx = Context.from_dict(workflow, json.loads(json.dumps(ctx.to_dict())))
-                checker.memory = await ctx.store.get("memory")
+                checker.memory = await rebuilt(ctx, memory)
                 await workflow.run(user_msg=rec.user_message(k), ctx=ctx)
             else:
                 await workflow.run(user_msg=rec.user_message(k), ctx=ctx, memory=memory)
-        checker.memory = await ctx.store.get("memory")
+        checker.memory = await rebuilt(ctx, memory)
 
     run_sync(turns)
     return checker, llm, checker.memory
+
+
+async def rebuilt(ctx: Context, original: ContextMemory) -> ContextMemory:
+    """The memory a ``Context`` holds (a copy rebuilt from its dict), with the parts of the
+    memory it was built from: what the agent whose tools are bound to it does."""
+    copy: ContextMemory = await ctx.store.get("memory")
+    copy.adopt(original)
+    return copy
 
 
 def workflow_of(rec: RecordedRun, memory: ContextMemory, llm: ScriptedLLM) -> AgentWorkflow:
@@ -289,10 +297,6 @@ def test_a_resumed_memory_in_a_fresh_process_reloads_from_the_default_file_store
 
     live, saved = run_sync(first_turns)
     data = json.loads(json.dumps(saved))
-    import ctxmgr_llamaindex.memory as memory_module
-
-    monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
-
     async def restore() -> ContextMemory:
         ctx = Context.from_dict(workflow, data)
         restored: ContextMemory = await ctx.store.get("memory")

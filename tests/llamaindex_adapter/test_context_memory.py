@@ -124,35 +124,54 @@ def test_the_state_survives_to_dict_and_from_dict_whole() -> None:
     mem.put_messages(to_llamaindex(long_history()))
     prompt = mem.get()
     data = json.loads(json.dumps(mem.to_dict()))
-    back = ContextMemory.from_dict(data)
+    back = ContextMemory.from_dict(data, store=mem.store)  # the parts are given again
     assert back.messages == mem.messages and back.session_state == mem.session_state
-    assert back.store is mem.store  # the runtime parts this session was built with
+    assert back.store is mem.store
     assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
     assert "runtime" not in data
 
 
-def test_a_memory_validated_by_pydantic_alone_finds_its_runtime_parts() -> None:
-    mem = memory(session_id="validated")
+def test_two_memories_of_one_session_id_keep_their_own_store_and_summarizer() -> None:
+    """Regression: a process-wide registry of parts, keyed by session id, made the second
+    memory built for an id override the first's store and summarizer."""
+    class Named:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def summarize(self, messages: object, instruction: str) -> str:
+            return self.name
+
+    first = memory(session_id="shared", summarizer=Named("first"))
+    second = memory(session_id="shared", summarizer=Named("second"))
+    first.put_messages(to_llamaindex(long_history()))
+    first.get()
+    assert first.store is not second.store
+    assert (first.engine.summarizer.name, second.engine.summarizer.name) == ("first", "second")
+    assert second.store.keys(first.processor.offload.namespace) == []  # nothing shared
+
+
+def test_a_memory_validated_by_pydantic_alone_rebuilds_its_default_parts() -> None:
+    mem = ContextMemory.from_defaults(max_tokens=8000, session_id="validated")  # files
     mem.put_messages(to_llamaindex(long_history()))
     prompt = mem.get()
     back = ContextMemory.model_validate(json.loads(json.dumps(mem.model_dump())))
-    assert back.store is mem.store
+    assert isinstance(back.store, FileStore) and back.store.root == mem.store.root
     assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
 
 
-def test_a_memory_with_another_store_rebuilt_where_that_store_is_unknown_says_what_to_do(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_memory_with_another_store_rebuilt_without_it_says_what_to_do() -> None:
     mem = ContextMemory.from_defaults(store=LlamaIndexKVStore(SimpleKVStore()),
                                       session_id="kv-session")
     assert mem.store_path is None
     data = mem.to_dict()
-    monkeypatch.setattr(memory_module, "_PARTS", {})
+    back = ContextMemory.from_dict(data)  # rebuilt: no store of its own to use
     with pytest.raises(ConfigError, match="'kv-session' was saved with a store that cannot be "
-                                          "rebuilt from its dict"):
-        ContextMemory.from_dict(data)
+                                          "rebuilt from its dict: pass it again"):
+        back.get()
     kv = SimpleKVStore()
-    ContextMemory.from_defaults(store=kv, session_id="kv-session")  # built again: found
-    assert isinstance(ContextMemory.from_dict(data).store, LlamaIndexKVStore)
+    assert isinstance(ContextMemory.from_dict(data, store=kv).store, LlamaIndexKVStore)
+    back.adopt(mem)  # or the parts of the memory it was rebuilt from
+    assert back.store is mem.store
 
 
 def test_the_default_store_is_a_file_store_under_ctxmgr_home(_isolated_home: Path) -> None:
@@ -165,7 +184,6 @@ def test_a_serialised_store_path_outside_ctxmgr_home_is_refused(
     mem = ContextMemory.from_defaults(max_tokens=8000, session_id="tampered")
     data = json.loads(json.dumps(mem.to_dict()))
     elsewhere = tmp_path / "elsewhere"
-    monkeypatch.setattr(memory_module, "_PARTS", {})  # as in another process
 
     for outside in (str(elsewhere), str(_isolated_home / ".." / "elsewhere"), ""):
         with pytest.raises(ConfigError, match="not inside CTXMGR_HOME"):
@@ -257,7 +275,6 @@ def test_a_file_store_outside_ctxmgr_home_is_given_again_in_a_new_process(
     mem.put_messages(to_llamaindex(long_history()))
     ids = [oid for m in from_llamaindex(mem.get()) for oid in find_offload_ids(message_text(m))]
     data = json.loads(json.dumps(mem.to_dict()))
-    monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
     with pytest.raises(ConfigError, match="pass store= to use another one"):
         ContextMemory.from_dict(data)
     back = ContextMemory.from_dict(data, store=FileStore(tmp_path / "offloads"))

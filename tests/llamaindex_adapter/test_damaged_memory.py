@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from builders import group, user
 
-from ctxmgr import ConfigError, InMemoryStore, InvalidStateError, Message
+from ctxmgr import ConfigError, InvalidStateError, Message
 from ctxmgr_llamaindex import ContextMemory, to_llamaindex
 
 
@@ -32,8 +32,7 @@ def long_history(n: int = 30, chars: int = 1500) -> list[Message]:
 
 @pytest.fixture
 def saved() -> dict[str, Any]:
-    mem = ContextMemory.from_defaults(max_tokens=8000, store=InMemoryStore(),
-                                      session_id="damaged")
+    mem = ContextMemory.from_defaults(max_tokens=8000, session_id="damaged")  # files: rebuilt
     mem.put_messages(to_llamaindex(long_history()))
     mem.get()
     data: dict[str, Any] = json.loads(json.dumps(mem.to_dict()))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TypedDict
 
+from ctxmgr._unset import UNSET
 from ctxmgr.autocontext.config import AUTO, AutoContextConfig
 from ctxmgr.errors import ConfigError
 
@@ -162,7 +163,7 @@ def _read_dotenv(path: str | os.PathLike[str] | None) -> dict[str, str]:
     return {k: v for k, v in dotenv_values(file).items() if v is not None}
 
 
-_NUMBER_TYPES = ("int", "float", "float | None", "Auto")
+_NUMBER_TYPES = ("int", "int | Unset", "float", "float | None", "Auto")
 _SET_TYPES = {"frozenset[int]": int, "frozenset[str]": str}
 
 
@@ -188,10 +189,11 @@ def _parse_knob(value: str, kind: str, where: str) -> object:
             return None
         if kind == "Auto" and text.lower() == AUTO:
             return AUTO
-        return int(text) if kind in ("int", "Auto") else float(text)
+        return int(text) if kind in ("int", "int | Unset", "Auto") else float(text)
     except ValueError:
-        expected = {"int": "an integer", "float": "a number", "float | None": "a number or "
-                    "none", "Auto": "an integer or auto"}.get(kind, "a comma-separated list")
+        expected = {"int": "an integer", "int | Unset": "an integer", "float": "a number",
+                    "float | None": "a number or none", "Auto": "an integer or auto"
+                    }.get(kind, "a comma-separated list")
         raise ConfigError(f"{where} must be {expected}, got {value!r}") from None
 
 
@@ -237,7 +239,7 @@ def config_env_vars(config: AutoContextConfig) -> dict[str, str]:
     for f in fields(AutoContextConfig):
         value = getattr(config, f.name)
         name = f"{ENV_CONFIG_PREFIX}{f.name.upper()}"
-        if f.name != "max_tokens" and value == getattr(default, f.name):
+        if value is UNSET or (f.name != "max_tokens" and value == getattr(default, f.name)):
             continue
         if name not in _env_fields():
             raise ConfigError(f"{f.name} cannot be set through the environment; pass an "

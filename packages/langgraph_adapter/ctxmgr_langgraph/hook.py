@@ -98,7 +98,8 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
             runtime: Any = get_runtime()
         except (RuntimeError, KeyError):  # called outside a graph
             runtime = None
-        learned = self.sessions.usage(context, self.sessions.last_answer(messages))
+        learned = self.sessions.usage(context,
+                                      self.sessions.answer_to_last_call(context, messages))
         if learned:
             context = merge_context_state(context, learned)
         return messages, context, learned, {
@@ -116,7 +117,11 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
 
     @staticmethod
     def _update(call: PreparedCall, learned: dict[str, Any]) -> dict[str, Any]:
-        update = call.update({**learned, "sent_tokens": call.turn.sent_tokens})
+        # the answer comes after the hook returns: what it sent, and after which message,
+        # waits in the state for the next call (see GraphSessions.answer_to_last_call)
+        last = call.turn.messages[-1].id if call.turn.messages else None
+        update = call.update({**learned, "sent_tokens": call.turn.sent_tokens,
+                              "sent_after": last})
         update["llm_input_messages"] = call.prompt
         return update
 

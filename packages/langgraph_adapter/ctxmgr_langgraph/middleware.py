@@ -141,6 +141,7 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         return self.sessions.config
 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
+        self.sessions.use_model(request.model)  # its window and tokenizer, if none given
         runtime = request.runtime
         return {
             "session": self.sessions.session_of(None, runtime),
@@ -185,22 +186,30 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         if isinstance(response, AIMessage):
             response = ModelResponse(result=[response])
         answer = next((m for m in reversed(response.result) if isinstance(m, AIMessage)), None)
-        changes = self.sessions.usage(context, answer, call.turn.sent_tokens)
-        if recorder.prompts:
+        where = {"session": arguments["session"], "store": arguments["store"]}
+        received = None
+        unseen: dict[str, Any] = {}
+        if recorder.prompts:  # what the model received, after every middleware inside this
             expected = [*([request.system_message] if request.system_message else []),
                         *call.prompt]
             sent = max(recorder.prompts, key=len)
-            unseen = self.sessions.sent_to_model(
-                call.turn.state, expected=expected, sent=sent, session=arguments["session"],
-                store=arguments["store"])
-            changes.update(unseen)
-            if unseen.get("unseen_overhead") and not self._warned:
-                self._warned = True
-                message = (f"the model received {unseen['unseen_overhead']} tokens more than "
-                           "ContextMiddleware sent: middleware after it in the list adds to "
-                           "the request. They are counted from the next call on; put "
-                           "ContextMiddleware last in create_agent's middleware list")
-                warnings.warn(message, stacklevel=2)
+
+            def received() -> int:
+                return self.sessions.received(call.turn.state, sent, tools=request.tools,
+                                              **where)
+
+            unseen = self.sessions.sent_to_model(call.turn.state, expected=expected,
+                                                 sent=sent, **where)
+        changes = self.sessions.usage(context, answer, call.turn.sent_tokens,
+                                      received=received)
+        changes.update(unseen)
+        if unseen.get("unseen_overhead") and not self._warned:
+            self._warned = True
+            message = (f"the model received {unseen['unseen_overhead']} tokens more than "
+                       "ContextMiddleware sent: middleware after it in the list adds to "
+                       "the request. They are counted from the next call on; put "
+                       "ContextMiddleware last in create_agent's middleware list")
+            warnings.warn(message, stacklevel=2)
         update = call.update(changes)
         if not update:
             return response

@@ -9,11 +9,13 @@ private attribute comes back empty). Every decision is the core
 the view and the state in the memory's fields, and finds the runtime parts again.
 
 What cannot be serialised (the store, the summarizer, the token counter, the
-event callback) is remembered per session in this process, for the
-:data:`~ctxmgr.session.DEFAULT_MAX_SESSIONS` sessions used last: a memory rebuilt
-from its dict takes the parts of the memory last built for its session id. The
-default store is a :class:`~ctxmgr.FileStore` under ``CTXMGR_HOME``, rebuilt from
-its path anywhere.
+event callback) belongs to the memory object and to no one else: two memories with
+the same session id never share or override each other's. A memory rebuilt from its
+dict takes the parts given to ``from_dict``, else rebuilds them by the core's rules
+(the default :class:`~ctxmgr.FileStore` under ``CTXMGR_HOME`` from its path, the
+default summarizer, the tokenizer of the model it was built for); a
+:class:`~ctxmgr_llamaindex.ContextFunctionAgent` hands a memory rebuilt inside its
+``Context`` the parts of the memory whose tools it carries (its very original).
 
 One compression per model call: a chat engine or a plain agent calls
 :meth:`ContextMemory.get` before each model call, and that compresses. During a
@@ -31,8 +33,8 @@ compression goes to LlamaIndex's instrumentation as a ``ContextCompressionEvent`
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
-import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -43,6 +45,7 @@ from uuid import uuid4
 from ctxmgr import (
     AutoContextConfig,
     ConfigError,
+    ContextOverflowError,
     FileStore,
     InvalidMessageError,
     InvalidStateError,
@@ -50,26 +53,30 @@ from ctxmgr import (
     Settings,
     Store,
     TokenCounter,
-    default_counter,
     message_from_dict,
     message_to_dict,
     project_dir_name,
     text_message,
 )
-from ctxmgr.autocontext.parts import DEFAULT
 from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.session import (
-    DEFAULT_MAX_SESSIONS,
+    UNSET,
+    ModelInfo,
     SessionEngine,
     SessionState,
     Turn,
+    Unset,
+    choose_counter,
+    choose_store,
+    choose_summarizer,
+    choose_window,
     merge_session_state,
+    overflow_events,
     session_label,
-    warn_assumed_window,
 )
 from ctxmgr.settings import config_from_env
 from ctxmgr.store import DEFAULT_STORE_RETRY, StoreRetry, delete_session
-from ctxmgr_llamaindex.convert import to_llamaindex
+from ctxmgr_llamaindex.convert import model_info, to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
 from ctxmgr_llamaindex.tracing import adispatch_compressions, dispatch_compressions
@@ -105,11 +112,14 @@ PLAIN_AGENT_WARNING = (
 class _Parts:
     """The parts of a memory that cannot be serialised."""
 
-    store: Store
+    store: Store | None
+    """``None``: the memory was rebuilt from a dict whose store cannot be rebuilt."""
     summarizer: object | None
-    counter: TokenCounter
+    counter: TokenCounter | Unset
     on_event: Any
     store_retry: StoreRetry = DEFAULT_STORE_RETRY
+    given: bool = True
+    """The parts were given in code (``False``: rebuilt from a dict, by the defaults)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -130,6 +140,8 @@ class _Runtime:
     served: tuple[list[ChatMessage], list[Message]] = field(default=([], []))
     """The prompt ``get`` last served, as sent and as ctxmgr's messages."""
     warned: bool = False
+    schemas: dict[int, tuple[Any, dict[str, Any]]] = field(default_factory=dict)
+    """Each tool's OpenAI schema, made once (by the tool's id; the tool is held)."""
 
 
 def _retry(value: StoreRetry | None) -> StoreRetry:
@@ -138,12 +150,6 @@ def _retry(value: StoreRetry | None) -> StoreRetry:
     if not isinstance(value, StoreRetry):
         raise ConfigError(f"store_retry must be a StoreRetry, got {value!r:.80}")
     return value
-
-
-_PARTS: dict[tuple[str, str], _Parts] = {}
-"""The parts each session was last built with in this process (a memory rebuilt from its
-dict finds them here), for the sessions used last."""
-_PARTS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -189,6 +195,20 @@ class ContextMemory(BaseMemory):
     calibrate: bool = True
     """Scale counts by the input tokens the model reports, so budgets hold in its own
     tokens (see :mod:`ctxmgr.session.calibration`)."""
+    context_reload: bool = True
+    """Offer ``context_reload`` and ``context_search`` in :meth:`as_tools`."""
+    guidance: bool = True
+    """Tell the model, in a system message, when to archive and to write memos."""
+    max_memos: int | None = None
+    """Memos allowed per session (``None``: 50)."""
+    model_window: int | None = None
+    """The window of the llm the memory was built for (the window when none is given)."""
+    model_name: str | None = None
+    """The name of that llm (it picks the tokenizer when no counter is given)."""
+    agent_steps: bool = False
+    """A ContextFunctionAgent or ContextReActAgent prepares this memory's model calls (set
+    at its first step): a copy rebuilt from this dict leaves compressing to that agent,
+    which hands it the parts of the memory whose tools it carries."""
     store_path: str | None = Field(default_factory=lambda: str(Settings.resolve().home))
     """The folder of the default :class:`~ctxmgr.FileStore` (``CTXMGR_HOME``); ``None``
     when another store was given, which cannot be rebuilt from this dict. A memory
@@ -212,7 +232,7 @@ class ContextMemory(BaseMemory):
 
     def __init__(self, *, max_tokens: int | None = None,
                  store: Store | BaseKVStore | None = None,
-                 summarizer: object | None = DEFAULT, counter: TokenCounter | None = None,
+                 summarizer: object | None = UNSET, counter: TokenCounter | Unset = UNSET,
                  on_event: Any = None, store_retry: StoreRetry | None = None,
                  **data: Any) -> None:
         if max_tokens is not None:  # the window, as from_defaults takes it
@@ -221,11 +241,9 @@ class ContextMemory(BaseMemory):
             data.pop("config", None)
         super().__init__(**data)
         _saved_config(self.config_fields)  # raises ConfigError on a bad field, now
-        if "max_tokens" not in self.config_fields:
-            warn_assumed_window()
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._resolve_runtime(store, summarizer, counter, on_event,
-                                                 store_retry)
+            self.runtime = self._build_runtime(store, summarizer, counter, on_event,
+                                               store_retry)
 
     @model_validator(mode="before")
     @classmethod
@@ -254,11 +272,14 @@ class ContextMemory(BaseMemory):
         session_id: str | None = None,
         project: str | None = None,
         store: Store | BaseKVStore | None = None,
-        summarizer: object | None = DEFAULT,
-        counter: TokenCounter | None = None,
+        summarizer: object | None = UNSET,
+        counter: TokenCounter | Unset = UNSET,
         on_event: Any = None,
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
+        context_reload: bool = True,
+        guidance: bool = True,
+        max_memos: int | None = None,
         overhead_tokens: int = 0,
         reserve_output_tokens: int | None = None,
         calibrate: bool = True,
@@ -268,10 +289,10 @@ class ContextMemory(BaseMemory):
 
         Args:
             chat_history: messages to start from.
-            llm: sizes the window (``context_window``) when neither ``max_tokens`` nor
-                ``config`` does (neither may exceed it), and names the tokenizer;
-                summaries use it only when given as
-                ``summarizer=LlamaIndexSummarizer(llm)``.
+            llm: its window (``context_window``) is the memory's when neither
+                ``max_tokens`` nor ``config`` gives one (neither may exceed it), and its
+                name picks the tokenizer (:mod:`ctxmgr.session.defaults`); summaries use
+                it only when given as ``summarizer=llm``.
             max_tokens: the model's context window (``token_limit`` is an alias, the
                 name LlamaIndex's memories use).
             config: every other compression setting (``max_tokens`` overrides its own);
@@ -283,12 +304,17 @@ class ContextMemory(BaseMemory):
             store: where originals and memos go: a ctxmgr :class:`~ctxmgr.Store` or any
                 LlamaIndex ``BaseKVStore``; default a :class:`~ctxmgr.FileStore` under
                 ``CTXMGR_HOME`` (or ``~/.ctxmgr``).
-            summarizer: ``summarize`` / ``asummarize`` object; default the deterministic
-                extractive summarizer; ``None`` runs only the strategies needing no LLM.
-            counter: token counter; default exact tiktoken (tool calls counted).
+            summarizer: a LlamaIndex LLM, or a ``summarize`` / ``asummarize`` object; left
+                out, the deterministic extractive summarizer; ``None`` runs only the
+                strategies needing no LLM.
+            counter: token counter; left out, exact tiktoken for the llm's name.
             on_event: called with every :class:`~ctxmgr.CompressionEvent`.
             message_archiving, memo: offer these tools in :meth:`as_tools`; default
                 ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
+            context_reload: offer ``context_reload`` and ``context_search`` (default on).
+            guidance: tell the model, in a system message, when to archive and to write
+                memos (when those tools are on).
+            max_memos: memos allowed per session (default 50).
             overhead_tokens: prompt tokens a chat engine sends beside the memory, a
                 floor until measured at the model (rarely needed: see the module doc).
             reserve_output_tokens: room kept for the model's answer (overrides the
@@ -303,27 +329,21 @@ class ContextMemory(BaseMemory):
         """
         cfg = config or config_from_env()
         window = max_tokens if max_tokens is not None else token_limit
-        if window is None and config is None and llm is not None:
-            window = llm.metadata.context_window
-        if llm is not None and (window or cfg.max_tokens) > llm.metadata.context_window:
-            raise ConfigError(
-                f"max_tokens {window or cfg.max_tokens} is more than the llm's context_window "
-                f"{llm.metadata.context_window}: leave it out to use the llm's window")
         if window is not None:
-            cfg = AutoContextConfig(**{**_config_fields(cfg), "max_tokens": window})
+            cfg = dataclasses.replace(cfg, max_tokens=window)
         if reserve_output_tokens is not None:
-            cfg = AutoContextConfig(**{**_config_fields(cfg),
-                                       "reserve_output_tokens": reserve_output_tokens})
-        if counter is None and llm is not None:
-            counter = default_counter(getattr(llm.metadata, "model_name", None))
+            cfg = dataclasses.replace(cfg, reserve_output_tokens=reserve_output_tokens)
+        model = model_info(llm) if llm is not None else None
+        if model is not None and model.window is not None:
+            choose_window(cfg.max_tokens, model)  # refuses a window larger than the llm's
         settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
-        fields = _changed_fields(cfg)
-        if window is not None or config is not None:  # a window chosen, if the default one
-            fields["max_tokens"] = cfg.max_tokens
         data: dict[str, Any] = {
-            "config_fields": fields, "overhead_tokens": overhead_tokens,
-            "calibrate": calibrate,
+            "config_fields": _changed_fields(cfg), "overhead_tokens": overhead_tokens,
+            "calibrate": calibrate, "context_reload": context_reload, "guidance": guidance,
+            "max_memos": max_memos,
             "message_archiving": settings.message_archiving, "memo": settings.memo}
+        if model is not None:
+            data.update(model_window=model.window, model_name=model.name)
         if session_id is not None:
             data["session_id"] = session_id
         if project is not None:
@@ -334,51 +354,47 @@ class ContextMemory(BaseMemory):
             memory.set(chat_history)
         return memory
 
-    def _resolve_runtime(self, store: Store | BaseKVStore | None, summarizer: object | None,
-                         counter: TokenCounter | None, on_event: Any,
-                         store_retry: StoreRetry | None = None) -> _Runtime:
-        """The parts given here, else those this session was built with in this process,
-        else the defaults; remembered for the next memory rebuilt for this session."""
-        key = (self.project, self.session_id)
-        with _PARTS_LOCK:
-            known = _PARTS.get(key)
-            if isinstance(store, BaseKVStore):
-                from ctxmgr_llamaindex.store import LlamaIndexKVStore
+    def _build_runtime(self, store: Store | BaseKVStore | None, summarizer: object | None,
+                       counter: TokenCounter | Unset, on_event: Any,
+                       store_retry: StoreRetry | None = None) -> _Runtime:
+        """This memory's own parts: those given here, else the defaults rebuilt from its
+        fields (see the module doc); never another memory's."""
+        if isinstance(store, BaseKVStore):
+            from ctxmgr_llamaindex.store import LlamaIndexKVStore
 
-                store = LlamaIndexKVStore(store)
-            if store is not None:
-                self.store_path = str(store.root) if isinstance(store, FileStore) else None
-            elif known is not None:
-                store = known.store
-            elif self.store_path is not None:
-                store = FileStore(_inside_home(self.store_path))
-            else:
-                raise ConfigError(
-                    f"ContextMemory session {self.session_id!r} was saved with a store that "
-                    "cannot be rebuilt from its dict; in this process, first build "
-                    "ContextMemory.from_defaults(session_id=..., store=<that store>) (or "
-                    "pass store= here)")
-            if summarizer is DEFAULT and known is not None:
-                summarizer = known.summarizer
-            parts = _Parts(
-                store=store, summarizer=summarizer,
-                counter=counter or (known.counter if known is not None else default_counter()),
-                on_event=on_event if on_event is not None or known is None else known.on_event,
-                store_retry=_retry(store_retry if store_retry is not None or known is None
-                                   else known.store_retry))
-            _PARTS.pop(key, None)
-            _PARTS[key] = parts  # the newest last: a dict keeps insertion order
-            while len(_PARTS) > DEFAULT_MAX_SESSIONS:
-                del _PARTS[next(iter(_PARTS))]
-            return _Runtime(parts=parts)
+            store = LlamaIndexKVStore(store)
+        given = store is not None
+        if store is not None:
+            self.store_path = str(store.root) if isinstance(store, FileStore) else None
+        elif self.store_path is not None:
+            store = choose_store(None, durable=True, home=_inside_home(self.store_path))
+        if counter is not UNSET:
+            choose_counter(counter)  # a clear error now, not at the first call
+        parts = _Parts(store=store, summarizer=choose_summarizer(_summarizer(summarizer)),
+                       counter=counter, on_event=on_event, store_retry=_retry(store_retry),
+                       given=given or summarizer is not UNSET or counter is not UNSET
+                       or on_event is not None)
+        return _Runtime(parts=parts)
 
     def _live_runtime(self) -> _Runtime:
-        """The runtime, resolved now if the memory was built without ``__init__`` (pydantic's
+        """The runtime, built now if the memory was built without ``__init__`` (pydantic's
         ``model_validate`` skips it)."""
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._resolve_runtime(None, DEFAULT, None, None)
+            self.runtime = self._build_runtime(None, UNSET, UNSET, None)
         runtime: _Runtime = self.runtime
         return runtime
+
+    def adopt(self, original: ContextMemory) -> None:
+        """Take the parts of ``original``, the memory this one is a rebuilt copy of (same
+        project and session id), when this one was rebuilt from its dict: a
+        ``Context`` rebuilt with ``from_dict`` holds such a copy, and the agent whose
+        tools are bound to the original hands its parts over. Parts given in code are
+        kept, and a memory of another session is left alone."""
+        runtime = self._live_runtime()
+        if (original is self or runtime.parts.given
+                or (original.project, original.session_id) != (self.project, self.session_id)):
+            return
+        self.runtime = original._live_runtime()
 
     # --- what the rest of the adapter uses --------------------------------------------
 
@@ -389,12 +405,25 @@ class ContextMemory(BaseMemory):
 
     @property
     def store(self) -> Store:
-        """Where originals and memos go."""
-        return self._live_runtime().parts.store
+        """Where originals and memos go.
+
+        Raises:
+            ConfigError: the memory was rebuilt from a dict whose store cannot be rebuilt,
+                and no store was given again.
+        """
+        store = self._live_runtime().parts.store
+        if store is None:
+            raise ConfigError(
+                f"ContextMemory session {self.session_id!r} was saved with a store that "
+                "cannot be rebuilt from its dict: pass it again (ContextMemory.from_dict("
+                "data, store=...)), or run the memory with the ContextFunctionAgent whose "
+                "tools are bound to the original (it hands the store over)")
+        return store
 
     @property
     def counter(self) -> TokenCounter:
-        return self._live_runtime().parts.counter
+        """The token counter the engine counts with."""
+        return self.engine.counter
 
     @property
     def session(self) -> str:
@@ -411,7 +440,10 @@ class ContextMemory(BaseMemory):
                 _saved_config(self.config_fields), counter=parts.counter,
                 summarizer=parts.summarizer, project=self.project, on_event=parts.on_event,
                 message_archiving=self.message_archiving, memo=self.memo,
-                calibrate=self.calibrate, store_retry=parts.store_retry)
+                calibrate=self.calibrate, store_retry=parts.store_retry,
+                context_reload=self.context_reload, guidance=self.guidance,
+                max_memos=self.max_memos,
+                model=ModelInfo(window=self.model_window, name=self.model_name))
         return runtime.engine
 
     def reload(self, offload_id: str) -> list[Message]:
@@ -445,6 +477,20 @@ class ContextMemory(BaseMemory):
 
     def _set_mirror(self, messages: Sequence[Message]) -> None:
         self.scratch = self._scratch_dicts.write(messages)
+
+    def tool_overhead(self, tools: Sequence[Any]) -> int:
+        """Prompt tokens of the tools' schemas as an OpenAI-style request carries them, each
+        tool's schema made once and counted once by the engine."""
+        cache = self._live_runtime().schemas
+        schemas = []
+        for tool in tools:
+            hit = cache.get(id(tool))
+            if hit is None or hit[0] is not tool:
+                if len(cache) > 4096:
+                    cache.clear()
+                hit = cache[id(tool)] = (tool, tool.metadata.to_openai_tool())
+            schemas.append(hit[1])
+        return self.engine.overhead(tools=schemas)
 
     def as_tools(self) -> list[Any]:
         """``context_reload``, and the archiving and memo tools when switched on, as
@@ -480,9 +526,13 @@ class ContextMemory(BaseMemory):
         if self._agent_serves():
             return self._serve(self.engine.prompt(self.view, self.session_state))
         question = self._question(input)
-        turn = self.engine.prepare(self.view, self.session_state, store=self.store,
-                                   session=self.session, persisted=_always,
-                                   overhead=self._overhead(question, kwargs))
+        try:
+            turn = self.engine.prepare(self.view, self.session_state, store=self.store,
+                                       session=self.session, persisted=_always,
+                                       overhead=self._overhead(question, kwargs))
+        except ContextOverflowError as exc:
+            dispatch_compressions(overflow_events(exc), session=self.session)
+            raise
         dispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
@@ -491,9 +541,13 @@ class ContextMemory(BaseMemory):
         if self._agent_serves():
             return self._serve(self.engine.prompt(self.view, self.session_state))
         question = self._question(input)
-        turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
-                                          session=self.session, persisted=_always,
-                                          overhead=self._overhead(question, kwargs))
+        try:
+            turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
+                                              session=self.session, persisted=_always,
+                                              overhead=self._overhead(question, kwargs))
+        except ContextOverflowError as exc:
+            await adispatch_compressions(overflow_events(exc), session=self.session)
+            raise
         await adispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
@@ -574,6 +628,8 @@ class ContextMemory(BaseMemory):
 
     def _agent_serves(self) -> bool:
         runtime = self._live_runtime()
+        if runtime.parts.store is None and self.agent_steps:
+            return True  # a copy rebuilt from its dict: its agent compresses, with the store
         serving = runtime.agent_run is not None
         if runtime.agent_run == "ending":
             runtime.agent_run = None
@@ -602,10 +658,15 @@ class ContextMemory(BaseMemory):
         scratch = admit(scratchpad, self._mirror(), {m.id for m in given})
         history = [*given, *scratch]
         engine = self.engine
+        self.agent_steps = True
         overhead = overhead_tokens + engine.overhead(system=[_text(c) for c in beside])
-        turn = await engine.aprepare(history, self.session_state, store=self.store,
-                                     session=self.session, overhead=overhead,
-                                     persisted=_always)
+        try:
+            turn = await engine.aprepare(history, self.session_state, store=self.store,
+                                         session=self.session, overhead=overhead,
+                                         persisted=_always)
+        except ContextOverflowError as exc:
+            await adispatch_compressions(overflow_events(exc), session=self.session)
+            raise
         await adispatch_compressions(turn.events, session=self.session)
         holders = {**{m.id: "memory" for m in view}, **{m.id: "scratch" for m in scratch}}
         self._set_view(persist(view, turn.edits, holders.get, "memory"))
@@ -614,7 +675,7 @@ class ContextMemory(BaseMemory):
         self.session_state = turn.state
         prompt = [*beside, *to_llamaindex(turn.prompt)]
         serving(Served(memory=self, expected=turn.prompt, prefix=len(beside),
-                       sent_tokens=turn.sent_tokens))
+                       overhead=overhead_tokens))
         return StepPlan(prompt=prompt, turn=turn,
                         scratchpad=_reuse(scratchpad, scratch, new_scratch))
 
@@ -673,8 +734,7 @@ class ContextMemory(BaseMemory):
         self._set_view(turn.messages)
         self.session_state = turn.state
         chats = self._serve(turn.prompt)
-        serving(Served(memory=self, expected=turn.prompt, question=question, prefix=None,
-                       sent_tokens=None))
+        serving(Served(memory=self, expected=turn.prompt, question=question, prefix=None))
         return chats
 
     def _serve(self, prompt: list[Message]) -> list[ChatMessage]:
@@ -698,6 +758,16 @@ def _inside_home(store_path: object) -> Path:
         f"ContextMemory store_path {store_path!r:.200} is not inside CTXMGR_HOME ({home}); "
         "a memory rebuilt from its dict only uses a FileStore there: pass store= to use "
         "another one")
+
+
+def _summarizer(value: object) -> object:
+    """A LlamaIndex LLM as a summarizer; anything else as given (the core's rule,
+    :func:`~ctxmgr.session.choose_summarizer`, takes it from there)."""
+    if isinstance(value, LLM):
+        from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
+
+        return LlamaIndexSummarizer(value)
+    return value
 
 
 def _always(edit: Any) -> bool:

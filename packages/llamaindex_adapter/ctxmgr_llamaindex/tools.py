@@ -26,6 +26,7 @@ exception that ends the run) and a change to the memory's session state.
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ctxmgr import (
@@ -37,7 +38,6 @@ from ctxmgr import (
     Store,
     ToolSpec,
 )
-from ctxmgr.messages import thaw
 from ctxmgr.session import SessionEngine, ToolAnswer
 
 try:
@@ -48,7 +48,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
-__all__ = ["SCRATCHPAD_KEY", "BoundMemory", "context_tools", "schema_model"]
+__all__ = ["SCRATCHPAD_KEY", "BoundMemory", "bound_memory", "context_tools", "schema_model"]
 
 SCRATCHPAD_KEY = "scratchpad"
 """Where ``FunctionAgent`` keeps the run's tool calls and results in ``ctx.store``."""
@@ -70,9 +70,23 @@ def schema_model(name: str, parameters: Mapping[str, Any]) -> type[BaseModel]:
     return Announced
 
 
+@dataclass
+class _SpecMetadata(ToolMetadata):
+    """A tool's metadata that announces the core's JSON schema as it is: LlamaIndex's own
+    keeps only some keys of a schema (``additionalProperties`` is dropped), and the model
+    is to see the same tool in every framework."""
+
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def get_parameters_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.parameters))
+
+
 def _metadata(spec: ToolSpec) -> ToolMetadata:
-    return ToolMetadata(name=spec.name, description=spec.description,
-                        fn_schema=schema_model(spec.name, thaw(spec.parameters)))
+    function = spec.to_openai()["function"]
+    return _SpecMetadata(name=spec.name, description=function["description"],
+                         fn_schema=schema_model(spec.name, function["parameters"]),
+                         parameters=function["parameters"])
 
 
 class BoundMemory(Protocol):
@@ -97,11 +111,24 @@ class BoundMemory(Protocol):
     def apply(self, update: Mapping[str, Any]) -> None: ...
 
 
+_BOUND = "_ctxmgr_memory"
+"""The attribute of each tool :func:`context_tools` makes that holds the memory it serves."""
+
+
 def context_tools(memory: BoundMemory) -> list[FunctionTool]:
-    """The tools ``memory``'s engine offers (``context_reload`` always), bound to it."""
+    """The tools ``memory``'s engine offers, bound to it."""
     made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, CONTEXT_SEARCH_TOOL.name: _search_tool,
             ARCHIVE_TOOL.name: _archive_tool, MEMO_TOOL.name: _memo_tool}
-    return [made[spec.name](memory) for spec in memory.engine.tool_specs]
+    tools = [made[spec.name](memory) for spec in memory.engine.tool_specs]
+    for tool in tools:
+        setattr(tool, _BOUND, memory)
+    return tools
+
+
+def bound_memory(tool: Any) -> BoundMemory | None:
+    """The memory a tool of :func:`context_tools` serves (``None`` for any other tool)."""
+    memory = getattr(tool, _BOUND, None)
+    return memory if memory is not None else None
 
 
 def _given(**kwargs: Any) -> dict[str, Any]:

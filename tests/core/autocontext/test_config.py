@@ -17,13 +17,14 @@ from ctxmgr.autocontext.prompts import (
 )
 from ctxmgr.autocontext.strategies import STRATEGY_NAMES
 from ctxmgr.errors import ConfigError, CtxmgrError
+from ctxmgr.session import UNSET
 
 # ---------------------------------------------------------------- defaults
 
 
 def test_defaults_are_the_documented_ones() -> None:
     cfg = AutoContextConfig()
-    assert cfg.max_tokens == 128_000
+    assert cfg.max_tokens is UNSET and cfg.window == 128_000  # the model's, else 128,000
     # chosen on cost and fact availability on the recorded runs (benchmarks/RESULTS.md)
     assert cfg.token_ratio == 0.8
     assert cfg.target_ratio == 0.1
@@ -156,7 +157,7 @@ def test_boundary_values_are_accepted() -> None:
                             current_round_compression_ratio=1.0, last_keep=0,
                             offload_preview_chars=0, min_compression_tokens=0,
                             reserve_output_tokens=0, safety_margin=0, keep_tool_results=0)
-    assert cfg.trigger_tokens == cfg.max_tokens == cfg.target_tokens == cfg.budget_tokens
+    assert cfg.trigger_tokens == cfg.window == cfg.target_tokens == cfg.budget_tokens
 
 
 # ---------------------------------------------------------------- value object

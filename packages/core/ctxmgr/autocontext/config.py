@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from ctxmgr._unset import UNSET, Unset
 from ctxmgr.autocontext.prompts import (
     CURRENT_LARGE_PROMPT,
     CURRENT_ROUND_PROMPT,
@@ -21,6 +22,7 @@ from ctxmgr.errors import ConfigError
 
 __all__ = [
     "AUTO",
+    "DEFAULT_MAX_TOKENS",
     "IDENTIFIERS_CHARS_PER_WINDOW_TOKEN",
     "LARGE_CHARS",
     "LARGE_CHARS_PER_WINDOW_TOKEN",
@@ -37,6 +39,9 @@ __all__ = [
     "TAIL_ROOM_SHARE",
     "AutoContextConfig",
 ]
+
+DEFAULT_MAX_TOKENS = 128_000
+"""The window assumed when neither the user nor the model gives one."""
 
 AUTO: Literal["auto"] = "auto"
 """A size that follows the window, by the rule its field documents."""
@@ -105,8 +110,11 @@ class AutoContextConfig:
                           never_compress_tools={"read_skill"})
     """
 
-    max_tokens: int = 128_000
-    """The model's context window, in tokens."""
+    max_tokens: int | Unset = UNSET
+    """The model's context window, in tokens. Left out: read from the model where an
+    integration is handed one (LangChain's profile, LlamaIndex's metadata), else
+    :data:`DEFAULT_MAX_TOKENS` with a warning (:mod:`ctxmgr.session.defaults`); the
+    sizes below then work with :attr:`window`."""
     reserve_output_tokens: Auto = AUTO
     """Room kept for the model's answer; prompts are held to ``max_tokens`` less this.
     ``"auto"``: ``max_tokens *`` :data:`RESERVE_WINDOW_SHARE`, at most
@@ -229,9 +237,9 @@ class AutoContextConfig:
             object.__setattr__(self, name, frozenset(value))
         for f in fields(self):
             value = getattr(self, f.name)
-            if (value is None and f.type == "float | None") or value == AUTO:
+            if (value is None and f.type == "float | None") or value == AUTO or value is UNSET:
                 continue
-            if f.type in ("int", "float", "float | None", "Auto") and (
+            if f.type in ("int", "float", "float | None", "Auto", "int | Unset") and (
                     isinstance(value, bool) or not isinstance(value, int | float)):
                 raise ConfigError(f"{f.name} must be a number, got {value!r}")
         _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
@@ -241,12 +249,12 @@ class AutoContextConfig:
                       "reserve_output_tokens", "keep_tool_results", "summary_cooldown_s")
         if not 0 <= self.safety_margin < 0.5:
             raise ConfigError(f"safety_margin must be in [0, 0.5), got {self.safety_margin!r}")
-        if self.reserve_tokens >= self.max_tokens:
+        if self.reserve_tokens >= self.window:
             raise ConfigError(
                 f"reserve_output_tokens must leave room for a prompt, got "
-                f"{self.reserve_tokens!r} of a {self.max_tokens}-token window")
+                f"{self.reserve_tokens!r} of a {self.window}-token window")
         if self.large_chars < 1:
-            raise ConfigError(f"max_tokens={self.max_tokens} leaves no room: large_payload_"
+            raise ConfigError(f"max_tokens={self.window} leaves no room: large_payload_"
                               "threshold='auto' needs max_tokens >= 8")
         for name in ("token_ratio", "target_ratio", "current_round_compression_ratio",
                      "cached_token_price"):
@@ -264,17 +272,23 @@ class AutoContextConfig:
                 raise ConfigError(f"disabled_strategies must hold strategy numbers, got {n!r}")
 
     @property
+    def window(self) -> int:
+        """The window the sizes work with: ``max_tokens``, or :data:`DEFAULT_MAX_TOKENS`
+        when it was left out (an integration reads the model's first)."""
+        return DEFAULT_MAX_TOKENS if self.max_tokens is UNSET else self.max_tokens
+
+    @property
     def reserve_tokens(self) -> int:
         """Room kept for the answer (``reserve_output_tokens`` resolved)."""
         if self.reserve_output_tokens != AUTO:
             return int(self.reserve_output_tokens)
-        return min(RESERVE_MAX_TOKENS, int(self.max_tokens * RESERVE_WINDOW_SHARE))
+        return min(RESERVE_MAX_TOKENS, int(self.window * RESERVE_WINDOW_SHARE))
 
     @property
     def budget_tokens(self) -> int:
         """The most a prompt may hold: the window less the reserve for the answer, less
         the safety margin. Prompts over it are what ``ContextOverflowError`` reports."""
-        return int((self.max_tokens - self.reserve_tokens) * (1 - self.safety_margin))
+        return int((self.window - self.reserve_tokens) * (1 - self.safety_margin))
 
     @property
     def trigger_tokens(self) -> int:
@@ -287,7 +301,7 @@ class AutoContextConfig:
         with ``"auto"`` resolved)."""
         if self.large_payload_threshold != AUTO:
             return int(self.large_payload_threshold)
-        return min(LARGE_CHARS, int(self.max_tokens * LARGE_CHARS_PER_WINDOW_TOKEN))
+        return min(LARGE_CHARS, int(self.window * LARGE_CHARS_PER_WINDOW_TOKEN))
 
     @property
     def preview_chars(self) -> int:
@@ -302,7 +316,7 @@ class AutoContextConfig:
         resolved)."""
         if self.min_compression_tokens != AUTO:
             return int(self.min_compression_tokens)
-        return min(MIN_RANGE_TOKENS, int(self.max_tokens * MIN_RANGE_WINDOW_SHARE))
+        return min(MIN_RANGE_TOKENS, int(self.window * MIN_RANGE_WINDOW_SHARE))
 
     @property
     def identifiers_limit(self) -> int:
@@ -310,8 +324,8 @@ class AutoContextConfig:
         0: no line)."""
         if self.identifiers_chars != AUTO:
             return int(self.identifiers_chars)
-        return max(0, min(int(self.max_tokens * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
-                          int(self.max_tokens * EXTRAS_CHARS_PER_WINDOW_TOKEN)
+        return max(0, min(int(self.window * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
+                          int(self.window * EXTRAS_CHARS_PER_WINDOW_TOKEN)
                           - self.record_limit))
 
     @property
@@ -319,18 +333,18 @@ class AutoContextConfig:
         """Characters of a stand-in's record of tool calls (``record_chars`` resolved)."""
         if self.record_chars != AUTO:
             return int(self.record_chars)
-        return min(int(self.max_tokens * RECORD_CHARS_PER_WINDOW_TOKEN), RECORD_MAX_CHARS)
+        return min(int(self.window * RECORD_CHARS_PER_WINDOW_TOKEN), RECORD_MAX_CHARS)
 
     @property
     def user_note_limit(self) -> int:
         """Characters of the note of the user's words (``user_note_chars`` resolved)."""
         if self.user_note_chars != AUTO:
             return int(self.user_note_chars)
-        return int(self.max_tokens * USER_NOTE_CHARS_PER_WINDOW_TOKEN)
+        return int(self.window * USER_NOTE_CHARS_PER_WINDOW_TOKEN)
 
     def effective(self) -> dict[str, int]:
         """The sizes this config works with on its window, every ``"auto"`` resolved."""
-        return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
+        return {"max_tokens": self.window, "reserve_tokens": self.reserve_tokens,
                 "budget_tokens": self.budget_tokens, "trigger_tokens": self.trigger_tokens,
                 "target_tokens": self.target_tokens, "msg_threshold": self.msg_threshold,
                 "large_chars": self.large_chars, "preview_chars": self.preview_chars,
@@ -372,7 +386,7 @@ def _iterable(value: object) -> bool:
 
 def _positive(cfg: AutoContextConfig, *names: str) -> None:
     for name in names:
-        if getattr(cfg, name) != AUTO and getattr(cfg, name) <= 0:
+        if getattr(cfg, name) not in (AUTO, UNSET) and getattr(cfg, name) <= 0:
             raise ConfigError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
 
 

@@ -15,12 +15,13 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any, Unpack
 
+from ctxmgr._unset import UNSET, Unset
 from ctxmgr.autocontext import reload as reloading
 from ctxmgr.autocontext import search
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.parts import DEFAULT, CompressorParts, PartsOptions
+from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.processor import is_reload_hint, with_reload_hint
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
@@ -170,7 +171,7 @@ class AutoContextMemory(CompressorParts):
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None = DEFAULT
+    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None | Unset = UNSET
                            ) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
@@ -180,7 +181,7 @@ class AutoContextMemory(CompressorParts):
                 (:func:`~ctxmgr.autocontext.reload.reload_room`), the first page fixing
                 the page size of its range. ``None``: the whole range at once.
         """
-        if reload_room is not DEFAULT:
+        if reload_room is not UNSET:
             return reloading.answer_reload(self.offload, tool_input, reload_room=reload_room,
                                            counter=self.counter).text
         answer = reloading.answer_reload(

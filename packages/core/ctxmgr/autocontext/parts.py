@@ -8,15 +8,16 @@ owns) differ in how they take the history, not in these parts, so both build on
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
+from ctxmgr._unset import UNSET
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.hidden import HiddenOriginals
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.strategies import check_strategies
-from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
+from ctxmgr.autocontext.summarizers import SummaryWorker, choose_summarizer
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import Message
 from ctxmgr.prompts import reload_hint_message
@@ -25,15 +26,12 @@ from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
 from ctxmgr.tokens import TokenCounter, default_counter
 
-__all__ = ["DEFAULT", "HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
+__all__ = ["HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
 
 HINT_MAX_BUDGET_SHARE = 0.05
 """The reload hint is left out on a window so small that it would take more than this
 share of the prompt budget (under about 1,000 tokens of budget): what the user said
 needs the room more, and the tool's description explains the offload tags too."""
-
-DEFAULT: Any = object()
-
 
 def reload_hint_for(config: AutoContextConfig, counter: TokenCounter) -> Message | None:
     """The reload hint for a prompt of ``config``'s budget (``None`` on a window so small
@@ -42,7 +40,6 @@ def reload_hint_for(config: AutoContextConfig, counter: TokenCounter) -> Message
     if counter.count(hint) > HINT_MAX_BUDGET_SHARE * config.budget_tokens:
         return None  # a tiny window: the conversation needs the room more
     return hint
-"""Marks an argument left out (``None`` means something else for the summarizer)."""
 
 
 class PartsOptions(TypedDict, total=False):
@@ -65,7 +62,7 @@ class CompressorParts:
     Args:
         config: thresholds and switches.
         counter: token counter; default: exact tiktoken.
-        summarizer: object with ``summarize`` / ``asummarize``; default the
+        summarizer: object with ``summarize`` / ``asummarize``; left out, the
             deterministic :class:`ExtractiveSummarizer`; ``None`` runs only the
             strategies that need no LLM.
         store: where offloaded originals go; default in memory. Use a shared store
@@ -88,7 +85,7 @@ class CompressorParts:
         config: AutoContextConfig | None = None,
         *,
         counter: TokenCounter | None = None,
-        summarizer: object | None = DEFAULT,
+        summarizer: object | None = UNSET,
         store: Store | None = None,
         project: str = "default",
         session: str = "default",
@@ -100,7 +97,7 @@ class CompressorParts:
         self.config = config or AutoContextConfig()
         check_strategies(self.config)
         self.counter = counter or default_counter()
-        self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
+        self.summarizer = choose_summarizer(summarizer)
         if not isinstance(store_retry, StoreRetry):
             raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
         self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session,

@@ -29,21 +29,28 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ctxmgr._warnings import warn_once
+from ctxmgr._unset import UNSET, Unset
 from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.parts import DEFAULT, reload_hint_for
+from ctxmgr.autocontext.parts import reload_hint_for
 from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.autocontext.search import CONTEXT_SEARCH_TOOL
-from ctxmgr.errors import ConfigError, CtxmgrError
+from ctxmgr.autocontext.summarizers import choose_summarizer
+from ctxmgr.errors import ConfigError, ContextOverflowError, CtxmgrError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
+from ctxmgr.session.defaults import (
+    DEFAULT_MAX_TOKENS,
+    ModelInfo,
+    choose_counter,
+    choose_window,
+)
 from ctxmgr.session.labels import NO_THREAD_SESSION
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, elide_memos, guidance_message, render_view
@@ -57,27 +64,26 @@ from ctxmgr.session.state import (
 )
 from ctxmgr.settings import Settings, config_from_env
 from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
-from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.tokens import TokenCounter
 from ctxmgr.tool_guard import never_raises
 
-__all__ = ["ASSUMED_WINDOW_WARNING", "DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn",
+__all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn", "overflow_events",
            "warn_assumed_window"]
 
 DEFAULT_MAX_SESSIONS = 1024
 """Sessions whose processor is kept (the least recently used is dropped past it)."""
 
 
-ASSUMED_WINDOW_WARNING = (
-    "ctxmgr: no context window given, so a {window:,}-token window is assumed; pass your "
-    "model's window as max_tokens= (ContextMiddleware(max_tokens=...), ContextHook, "
-    "ContextNode, ContextMemory.from_defaults(max_tokens=...)), in "
-    "AutoContextConfig(max_tokens=...), or as CTXMGR_MAX_TOKENS in the environment")
-
-
 def warn_assumed_window() -> None:
     """Say, once per process, that no window was given and the default is assumed."""
-    warn_once("assumed-window",
-              ASSUMED_WINDOW_WARNING.format(window=AutoContextConfig().max_tokens))
+    choose_window(UNSET)
+
+
+def overflow_events(exc: ContextOverflowError) -> list[CompressionEvent]:
+    """The compressions made before a prompt was found not to fit (their offloads are
+    written, so every adapter reports them as it reports any other)."""
+    events = getattr(exc.partial, "events", None)
+    return list(events) if isinstance(events, list) else []
 
 
 def _answer(text: str) -> ToolAnswer:
@@ -128,12 +134,14 @@ class SessionEngine:
         config: window, trigger and strategies; default: from the ``CTXMGR_<FIELD>``
             environment variables (:func:`~ctxmgr.settings.config_from_env`), else the
             defaults.
-        max_tokens: the model's context window (overrides the config's). With neither
-            nor ``CTXMGR_MAX_TOKENS``, a 128,000-token window is assumed, and a
-            warning says so once per process.
-        counter: token counter; default exact tiktoken.
-        summarizer: object with ``summarize`` / ``asummarize``; default the deterministic
-            extractive summarizer; ``None``: only the strategies that need no summary.
+        max_tokens: the model's context window (overrides the config's). With neither,
+            the window is read from the model (``model``, or :meth:`use_model` before the
+            first call), else :data:`~ctxmgr.session.defaults.DEFAULT_MAX_TOKENS` is
+            assumed and a warning says so once per process.
+        counter: token counter; left out: exact tiktoken for the model's name.
+        summarizer: object with ``summarize`` / ``asummarize``; left out, the
+            deterministic extractive summarizer; ``None``: only the strategies that need
+            no summary (the rule: :mod:`ctxmgr.session.defaults`).
         project: namespace above the sessions (default: from the working directory).
         message_archiving, memo: offer these tools; ``None`` reads
             ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
@@ -147,6 +155,7 @@ class SessionEngine:
         max_sessions: sessions whose processor is kept in this process.
         store_retry: how a failing store call is tried again while compressing (see
             :class:`~ctxmgr.StoreRetry`).
+        model: what the integration read from the framework's model (window, name).
 
     Raises:
         ConfigError: a bad setting.
@@ -157,8 +166,8 @@ class SessionEngine:
         config: AutoContextConfig | None = None,
         *,
         max_tokens: int | None = None,
-        counter: TokenCounter | None = None,
-        summarizer: object | None = DEFAULT,
+        counter: TokenCounter | Unset | None = UNSET,
+        summarizer: object | None = UNSET,
         project: str | None = None,
         message_archiving: bool | str | None = None,
         memo: bool | str | None = None,
@@ -170,29 +179,30 @@ class SessionEngine:
         on_event: EventCallback | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         store_retry: StoreRetry = DEFAULT_STORE_RETRY,
+        model: ModelInfo | None = None,
     ) -> None:
         if config is None:
             config = config_from_env()
-            if max_tokens is None and config.max_tokens == AutoContextConfig().max_tokens:
-                warn_assumed_window()
         if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
         if max_tokens is not None:  # validated by the config itself
             config = dataclasses.replace(config, max_tokens=max_tokens)
         if reserve_output_tokens is not None:  # validated by the config itself
             config = dataclasses.replace(config, reserve_output_tokens=reserve_output_tokens)
-        if summarizer is not DEFAULT and summarizer is not None and not (
-                hasattr(summarizer, "summarize") or hasattr(summarizer, "asummarize")):
-            raise ConfigError("summarizer must have summarize or asummarize, or be None, "
-                              f"got {summarizer!r:.80}")
+        self.summarizer = choose_summarizer(summarizer)
         if max_memos is not None and (isinstance(max_memos, bool)
                                       or not isinstance(max_memos, int) or max_memos < 1):
             raise ConfigError(f"max_memos must be an int >= 1, got {max_memos!r}")
         if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
             raise ConfigError(f"max_sessions must be an int >= 1, got {max_sessions!r}")
-        self.config = config
-        self.counter = counter or default_counter()
-        self.summarizer = summarizer
+        if counter is not UNSET and counter is not None:
+            choose_counter(counter)  # a clear error now, not at the first call
+        if model is not None and not isinstance(model, ModelInfo):
+            raise ConfigError(f"model must be a ModelInfo, got {model!r:.80}")
+        self._given = config
+        self._given_counter = counter
+        self._model = model
+        self._settled: tuple[AutoContextConfig, TokenCounter] | None = None
         self.settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
         self.context_reload = bool(context_reload)
         self.calibrate = bool(calibrate)
@@ -209,10 +219,51 @@ class SessionEngine:
         not called from another until it has passed."""
         self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
                                          memo=self.settings.memo) if guidance else None
-        self._overhead = OverheadCounter(self.counter)
+        self._overhead: OverheadCounter | None = None  # built once the counter is settled
         self._processors: OrderedDict[tuple[int, str, float],
                                       tuple[Store, ContextProcessor]] = OrderedDict()
         self._lock = threading.Lock()
+
+    # -- the window and tokenizer ----------------------------------------------------------
+
+    def use_model(self, model: ModelInfo) -> None:
+        """Read the window and tokenizer from the framework's model, where the user gave
+        none. Only the first model counts, and only before the first call is prepared:
+        an agent's window does not change under its sessions."""
+        if self._settled is not None or self._model is not None:
+            return
+        with self._lock:
+            if self._settled is None and self._model is None:
+                self._model = model
+
+    def _settle(self) -> tuple[AutoContextConfig, TokenCounter]:
+        """The config and counter every session works with, fixed at the first use."""
+        settled = self._settled
+        if settled is not None:
+            return settled
+        with self._lock:
+            if self._settled is None:
+                window = choose_window(self._given.max_tokens, self._model)
+                config = (self._given if self._given.max_tokens == window
+                          else dataclasses.replace(self._given, max_tokens=window))
+                self._settled = (config, choose_counter(self._given_counter, self._model))
+            return self._settled
+
+    @property
+    def config(self) -> AutoContextConfig:
+        """The settings every session works with, the window resolved (see
+        :mod:`ctxmgr.session.defaults`; before the first call, what it would be now)."""
+        if self._settled is not None:
+            return self._settled[0]
+        if self._given.max_tokens is not UNSET:
+            return self._given
+        model = self._model.window if self._model is not None else None
+        return dataclasses.replace(self._given, max_tokens=model or DEFAULT_MAX_TOKENS)
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The token counter every session counts with (fixed at the first use)."""
+        return self._settle()[1]
 
     # -- what the agent is offered -------------------------------------------------------
 
@@ -235,15 +286,16 @@ class SessionEngine:
         ratio = (state.calibration.counting_ratio if state is not None and self.calibrate
                  else 1.0)
         key = (id(store), session, ratio)
+        config, base = self._settle()
         with self._lock:
             hit = self._processors.get(key)
             if hit is not None and hit[0] is store:
                 self._processors.move_to_end(key)
                 return hit[1]
-            counter = (state.calibration.counter(self.counter)
-                       if state is not None and self.calibrate else self.counter)
+            counter = (state.calibration.counter(base)
+                       if state is not None and self.calibrate else base)
             processor = ContextProcessor(
-                self.config, counter=counter, summarizer=self.summarizer, store=store,
+                config, counter=counter, summarizer=self.summarizer, store=store,
                 project=self.project, session=session, on_event=self.on_event,
                 store_retry=self.store_retry, summary_cooldown=self.summary_cooldown)
             # a new calibration ratio: the ranges read for the old one are the same ranges
@@ -277,7 +329,11 @@ class SessionEngine:
         schemas of its tools as the framework sends them. Counted once per text (see
         :mod:`ctxmgr.session.overhead`); ctxmgr's own guidance and hint are counted by
         :meth:`prepare`, which puts them in the prompt."""
-        return self._overhead.total(system=system, tools=tools)
+        counter = self.counter
+        overhead = self._overhead
+        if overhead is None or overhead.counter is not counter:
+            overhead = self._overhead = OverheadCounter(counter)
+        return overhead.total(system=system, tools=tools)
 
     # -- one model call ------------------------------------------------------------------
 
@@ -331,9 +387,14 @@ class SessionEngine:
 
     def _scaled(self, overhead: int, processor: ContextProcessor) -> int:
         """``overhead`` (base counter) at the processor's ratio, with the guidance."""
-        ratio = getattr(processor.counter, "ratio", 1.0)
-        scaled = overhead if ratio == 1.0 else math.ceil(overhead * ratio)
+        scaled = self._ratio_of(overhead, processor)
         return scaled + (processor.counter.count(self.guidance) if self.guidance else 0)
+
+    @staticmethod
+    def _ratio_of(overhead: int, processor: ContextProcessor) -> int:
+        """``overhead`` (base counter) at the processor's ratio."""
+        ratio = getattr(processor.counter, "ratio", 1.0)
+        return overhead if ratio == 1.0 else math.ceil(overhead * ratio)
 
     def _turn(self, result: ProcessResult, state: Mapping[str, Any] | None,
               current: SessionState, processor: ContextProcessor, beside: int) -> Turn:
@@ -370,6 +431,16 @@ class SessionEngine:
 
     # -- the model's usage report ----------------------------------------------------------
 
+    def received_tokens(self, sent: Sequence[Message], state: Mapping[str, Any] | None, *,
+                        store: Store, session: str, overhead: int = 0) -> int:
+        """What a request the model received counts, at the session's ratio: ``sent``, its
+        messages as they reached the model (after every other middleware or wrapper), and
+        ``overhead`` (:meth:`overhead` of what went beside them, its tool schemas). This is
+        what :meth:`usage` calibrates against: counting what ctxmgr meant to send instead
+        would count what others added twice, in the ratio and in ``unseen_overhead``."""
+        processor = self.processor(store, session, SessionState.from_json(state))
+        return processor.counter.count_messages(sent) + self._ratio_of(overhead, processor)
+
     def usage(self, state: Mapping[str, Any] | None, reported: Any,
               sent_tokens: int | None = None) -> dict[str, Any]:
         """The state change once the model reported the input tokens of a call ({} when
@@ -387,6 +458,8 @@ class SessionEngine:
             sent_tokens = current.sent_tokens
             if sent_tokens is not None:
                 update["sent_tokens"] = None
+            if current.sent_after is not None:
+                update["sent_after"] = None
         if self.calibrate and sent_tokens is not None:
             after = current.calibration.observed(counted=sent_tokens, reported=reported)
             if after is not None:
@@ -417,6 +490,28 @@ class SessionEngine:
         return {"unseen_overhead": extra}
 
     # -- ctxmgr's tools --------------------------------------------------------------------
+
+    def answer(self, name: str, tool_input: Any, history: Sequence[Message],
+               state: Mapping[str, Any] | None, *, store: Store, session: str,
+               tool_use_id: str | None = None) -> ToolAnswer:
+        """Answer a call of ctxmgr's tool ``name`` (one of :attr:`tool_specs`), with its
+        arguments as the model sent them; never raises on the model's input.
+
+        Args:
+            history: the session's messages, the call's own assistant message included.
+            tool_use_id: the call's id, when the framework gives it (a memo write is then
+                found by it; else by its arguments).
+        """
+        if name == CONTEXT_RELOAD_TOOL.name:
+            return self.reload(tool_input, history, state, store=store, session=session)
+        if name == CONTEXT_SEARCH_TOOL.name:
+            return self.search(tool_input, history, state, store=store, session=session)
+        if name == ARCHIVE_TOOL.name:
+            return self.archive(tool_input, history, state)
+        if name == MEMO_TOOL.name:
+            return self.memo(tool_input, history, store=store, session=session,
+                             tool_use_id=tool_use_id)
+        return _answer(f"Error: ctxmgr has no tool {name!r}.")
 
     @never_raises("context_reload", _answer)
     def reload(self, tool_input: Any, history: Sequence[Message],
