@@ -47,6 +47,7 @@ from planted import (
     run_protocols,
     summarize,
 )
+
 from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.tokens import default_counter
 

@@ -77,6 +77,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from planted.filler import SYSTEM_PROMPTS, TASKS, tool_step
+from planted.values import WORDS
+
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory, ExtractiveSummarizer
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import INDEX_SUFFIX
@@ -84,8 +87,6 @@ from ctxmgr.autocontext.reload import reload_floor, reload_room
 from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.autocontext.search_index import encode_index
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock, text_message
-from planted.filler import SYSTEM_PROMPTS, TASKS, tool_step
-from planted.values import WORDS
 from ctxmgr.replay.report import markdown_table
 from ctxmgr.store.base import Store
 from ctxmgr.store.files import FileStore

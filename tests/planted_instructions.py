@@ -17,9 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
-
-from ctxmgr import CompressionEvent, Message, default_counter
-from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 from planted import (
     PlantedItem,
     Session,
@@ -27,6 +24,9 @@ from planted import (
     prompt_text,
     score_prompt,
 )
+
+from ctxmgr import CompressionEvent, Message, default_counter
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
 
 WINDOW = 4000
 """The model's window in every run here (issue 16: "100 turns at a 4k window")."""

@@ -35,9 +35,8 @@ from ctxmgr_llamaindex.testing import RecordedRun as IndexRun
 
 COUNTER = ApproximateCounter()
 USAGE_RATIO = 1.3
-EVERY_FEATURE = AutoContextConfig(max_tokens=8000)
-SWITCHES: dict[str, Any] = {"message_archiving": True, "memo": True, "context_reload": True,
-                            "calibrate": True}
+EVERY_FEATURE = AutoContextConfig(max_tokens=8000, message_archiving=True, memo=True,
+                                  context_reload=True, calibrate=True)
 
 _NOT_DECISIONS = frozenset({"offload_id", "replaced_ids", "duration_s"})
 """Event fields that name ids (each framework assigns its own) or time the run."""
@@ -68,7 +67,7 @@ def through_langgraph(trajectory: Trajectory) -> Run:
     events: list[CompressionEvent] = []
     run = GraphRun.from_messages(trajectory.messages)
     middleware = ContextMiddleware(EVERY_FEATURE, counter=COUNTER, store=InMemoryStore(),
-                                   on_event=events.append, **SWITCHES)
+                                   on_event=events.append)
     model = run.model(usage_counter=COUNTER, usage_ratio=USAGE_RATIO)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[middleware], checkpointer=InMemorySaver())
@@ -84,8 +83,7 @@ def through_llamaindex(trajectory: Trajectory) -> Run:
     events: list[CompressionEvent] = []
     run = IndexRun.from_messages(trajectory.messages)
     memory = ContextMemory.from_defaults(config=EVERY_FEATURE, counter=COUNTER,
-                                         store=InMemoryStore(), on_event=events.append,
-                                         **SWITCHES)
+                                         store=InMemoryStore(), on_event=events.append)
     agent = ContextFunctionAgent(tools=[*run.tools(), *memory.as_tools()],
                                  llm=run.llm(usage_counter=COUNTER, usage_ratio=USAGE_RATIO),
                                  system_prompt=run.system_prompt)
@@ -126,11 +124,10 @@ def test_both_frameworks_send_ctxmgr_s_tools_as_the_core_declares_them() -> None
     maximum, additionalProperties) reach the model unchanged in either framework."""
     from ctxmgr.session import SessionEngine
 
-    specs = SessionEngine(EVERY_FEATURE, project="p", **SWITCHES).tool_specs
+    specs = SessionEngine(EVERY_FEATURE.evolve(project="p")).tool_specs
     declared = [json.dumps(spec.to_openai()) for spec in specs]
-    middleware = ContextMiddleware(EVERY_FEATURE, store=InMemoryStore(), **SWITCHES)
-    memory = ContextMemory.from_defaults(config=EVERY_FEATURE, store=InMemoryStore(),
-                                         **SWITCHES)
+    middleware = ContextMiddleware(EVERY_FEATURE, store=InMemoryStore())
+    memory = ContextMemory.from_defaults(config=EVERY_FEATURE, store=InMemoryStore())
     assert [json.dumps(convert_to_openai_tool(t)) for t in middleware.tools] == declared
     assert [json.dumps(t.metadata.to_openai_tool()) for t in memory.as_tools()] == declared
     memo = json.loads(declared[-1])["function"]["parameters"]["properties"]

@@ -24,8 +24,7 @@ def run_block(needle: str) -> dict[str, object]:
 
 
 def test_every_python_block_is_run_by_a_test() -> None:
-    needles = ["AutoContextMemory(", "ContextProcessor(", "handle_archive_call(",
-               "SessionEngine(",
+    needles = ["AutoContextMemory(", "handle_archive_call(", "SessionEngine(",
                "LangGraphStore(pg)"]  # the last runs against PostgreSQL in its own test
     needles += NEEDLES_ELSEWHERE
     for block in python_blocks():
@@ -48,12 +47,6 @@ def test_the_agent_driven_tools_example_archives_and_writes_a_memo() -> None:
     shown = to_openai(scope["prompt"])  # type: ignore[arg-type]
     assert any("has been archived" in str(m.get("content")) for m in shown)
     assert "plan" in str(scope["result_text"])
-
-
-def test_the_framework_owned_history_example_compresses_with_edits() -> None:
-    scope = run_block("ContextProcessor(")
-    assert len(scope["history"]) < len(scope["openai_messages"])  # type: ignore[arg-type]
-    assert scope["prompt"][1].id == "ctxmgr-reload-hint"  # type: ignore[index]
 
 
 def test_the_session_engine_example_compresses_and_keeps_each_stand_in_once() -> None:

@@ -34,9 +34,9 @@ from ctxmgr.autocontext.strategies.user_turns import user_note_text
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import tool_groups
+from ctxmgr.tokens import TokenCounter, default_counter
 from planted.generator import Session
 from planted.scoring import prompt_text
-from ctxmgr.tokens import TokenCounter, default_counter
 
 __all__ = [
     "Compressed",

@@ -24,11 +24,11 @@ from typing import Any, Literal
 
 from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.messages import Message
+from ctxmgr.tokens import TokenCounter, default_counter
 from planted.compressors import Compressor, ctxmgr_compressor
 from planted.generator import POSITIONS, Session
 from planted.phrasings import ITEM_TYPES
 from planted.scoring import ItemScore, score_prompt
-from ctxmgr.tokens import TokenCounter, default_counter
 
 __all__ = [
     "MODES",

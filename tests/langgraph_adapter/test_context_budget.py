@@ -20,8 +20,9 @@ from langgraph_agents import (
     tool_tokens,
 )
 
-from ctxmgr import ApproximateCounter, AutoContextConfig, TokenCounter, default_counter
+from ctxmgr import AutoContextConfig, TokenCounter, default_counter
 from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr.tokens import ApproximateCounter
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
 from ctxmgr_langgraph.testing import RecordedRun
@@ -115,7 +116,7 @@ def test_what_middleware_inside_it_adds_is_counted_from_the_next_call_with_a_war
     checker = CallChecker(counter=counter, max_tokens=10_000, reserve=500)
     model = run.model(on_call=checker)
     checker.model = model
-    context = ContextMiddleware(AutoContextConfig(max_tokens=10_000), reserve_output_tokens=500,
+    context = ContextMiddleware(AutoContextConfig(max_tokens=10_000, reserve_output_tokens=500),
                                 on_event=checker.on_event)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[context, AddsPolicy()], checkpointer=InMemorySaver())

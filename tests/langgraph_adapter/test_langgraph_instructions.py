@@ -22,11 +22,11 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from langgraph_agents import RECURSION, CallChecker, build, reloader
+from planted import Session, generate_session
 from planted_instructions import CHAT, TOOLS, WINDOW, SurvivalCheck, known_loss
 from profiles import LONG
 
 from ctxmgr import AutoContextConfig, CompressionEvent, Message, default_counter
-from planted import Session, generate_session
 from ctxmgr_langgraph.convert import to_langchain
 from ctxmgr_langgraph.testing import RecordedRun, ScriptedChatModel
 

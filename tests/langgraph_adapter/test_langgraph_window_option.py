@@ -79,7 +79,7 @@ def test_a_create_agent_run_keeps_to_the_window_given_as_max_tokens() -> None:
     events: list[CompressionEvent] = []
     reads = [call("read_file", {"path": "big.py"}, f"c{i}", i) for i in range(4)]
     model = ScriptedChatModel(messages=iter([*reads, "done"]))
-    middleware = ContextMiddleware(max_tokens=12_000, reserve_output_tokens=500,
+    middleware = ContextMiddleware(AutoContextConfig(reserve_output_tokens=500), max_tokens=12_000,
                                    on_event=events.append)
     graph = create_agent(model, [read_file], middleware=[middleware],
                          checkpointer=InMemorySaver())

@@ -21,7 +21,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.workflow import Context
 from llamaindex_agents import PromptChecker, message_text
 
-from ctxmgr import ContextOverflowError, ContextProcessor, InMemoryStore
+from ctxmgr import AutoContextConfig, ContextOverflowError, InMemoryStore
+from ctxmgr.autocontext import ContextProcessor
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, ContextReActAgent
@@ -134,7 +135,7 @@ def test_budgets_hold_in_the_models_own_tokens_once_it_reports_usage(
     its own tokens; without calibration the same run overflows it."""
     rec = RecordedRun.from_messages(by_name(swe_trajectories, "django-11099").messages)
     memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore(),
-                                         calibrate=calibrate)
+                                         config=AutoContextConfig(calibrate=calibrate))
     llm = ScriptedLLM(rec.answer_messages(), usage_counter=memory.counter, usage_ratio=2.0)
     agent = ContextFunctionAgent(tools=rec.tools(), llm=llm, system_prompt=rec.system_prompt)
     run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory,

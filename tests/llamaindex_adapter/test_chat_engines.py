@@ -20,10 +20,11 @@ from llama_index.core.chat_engine import (
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llamaindex_agents import PromptChecker
-
-from ctxmgr import InMemoryStore, Message, text_message
-from ctxmgr.autocontext.marker import find_offload_ids
 from planted import SessionSpec, generate_session
+
+from ctxmgr import InMemoryStore, Message
+from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.messages import text_message
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM

@@ -19,7 +19,8 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 
-from ctxmgr import ApproximateCounter, CompressionEvent, InMemoryStore, from_openai
+from ctxmgr import CompressionEvent, InMemoryStore, from_openai
+from ctxmgr.tokens import ApproximateCounter
 from ctxmgr_llamaindex import ContextCompressionEvent, ContextFunctionAgent, ContextMemory
 from ctxmgr_llamaindex.testing import RecordedRun
 

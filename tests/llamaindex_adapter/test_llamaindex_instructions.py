@@ -23,11 +23,11 @@ from llama_index.core.chat_engine import CondensePlusContextChatEngine, SimpleCh
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llamaindex_agents import PromptChecker
+from planted import generate_session
 from planted_instructions import CHAT, WINDOW, SurvivalCheck, known_loss
 from profiles import LONG
 
 from ctxmgr import AutoContextConfig, InMemoryStore
-from planted import generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import ScriptedLLM

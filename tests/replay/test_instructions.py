@@ -15,19 +15,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from ctxmgr import (
-    Message,
-    ToolResultBlock,
-    ToolUseBlock,
-    message_to_dict,
-    text_message,
-    validate_pairing,
-)
-from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
-from ctxmgr.autocontext.standing import USER_NOTE_HEADER
-from ctxmgr.replay.fidelity import visible_text
 from planted import (
     FAMILIES,
     ITEM_TYPES,
@@ -50,6 +37,13 @@ from planted import (
     summarize,
 )
 from planted.phrasings import SUBJECTS, TEMPLATES, UPDATABLE, UPDATES
+
+from ctxmgr import Message, ToolResultBlock, ToolUseBlock, validate_pairing
+from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
+from ctxmgr.autocontext.standing import USER_NOTE_HEADER
+from ctxmgr.messages import message_to_dict, text_message
+from ctxmgr.replay.fidelity import visible_text
 from ctxmgr.tokens import default_counter
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_instructions.py"

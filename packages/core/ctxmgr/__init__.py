@@ -37,6 +37,7 @@ from ctxmgr.autocontext import (
     history_processor,
     render_transcript,
 )
+from ctxmgr.autocontext.config import Tuning
 from ctxmgr.convert import from_anthropic, from_openai, to_anthropic, to_openai
 from ctxmgr.errors import (
     ConfigError,
@@ -79,7 +80,6 @@ from ctxmgr.pairing import (
 )
 from ctxmgr.prompts import ToolSpec, context_usage_note, system_prompt_fragment
 from ctxmgr.session import SessionEngine
-from ctxmgr.settings import Settings
 from ctxmgr.store import (
     FileStore,
     InMemoryStore,
@@ -135,7 +135,6 @@ __all__ = [
     "ProcessResult",
     "Role",
     "SessionEngine",
-    "Settings",
     "Store",
     "StoreError",
     "StoreRetry",
@@ -148,6 +147,7 @@ __all__ = [
     "ToolResultBlock",
     "ToolSpec",
     "ToolUseBlock",
+    "Tuning",
     "__version__",
     "acompress",
     "apply_edits",

@@ -35,19 +35,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ctxmgr import (
-    ContentBlock,
-    InvalidMessageError,
-    Message,
-    OpaqueBlock,
-    Role,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-)
-from ctxmgr.convert import StableIds
-from ctxmgr.messages import thaw
+from ctxmgr import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock
 from ctxmgr.session import ModelInfo
+from ctxmgr.session.kit import ContentBlock, InvalidMessageError, Role, StableIds, thaw
 
 try:
     from langchain_core import messages as lc_messages

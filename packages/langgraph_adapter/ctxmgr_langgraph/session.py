@@ -20,10 +20,11 @@ in the core. What is left here is translation:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from ctxmgr import (
     AutoContextConfig,
@@ -31,24 +32,22 @@ from ctxmgr import (
     ContextOverflowError,
     FileStore,
     Message,
-    Settings,
     Store,
-    StoreRetry,
     TokenCounter,
 )
-from ctxmgr.autocontext.events import EventCallback
-from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.session import (
     UNSET,
     SessionEngine,
     SessionState,
     Turn,
+    Unset,
     choose_store,
     in_process_store,
     overflow_events,
+    refuse_moved,
     session_label,
 )
-from ctxmgr.store import delete_session
+from ctxmgr.session.kit import ContextProcessor, EventCallback, delete_session
 from ctxmgr_langgraph.convert import model_info
 from ctxmgr_langgraph.history import MessageCache
 from ctxmgr_langgraph.persist import messages_update, persistable
@@ -109,23 +108,16 @@ class PreparedCall:
 
 class SessionOptions(TypedDict, total=False):
     """The keyword options of ``ContextMiddleware``, ``ContextHook`` and ``ContextNode``
-    (defaults and meaning: see :class:`~ctxmgr_langgraph.ContextMiddleware`)."""
+    beside the config (defaults and meaning: see
+    :class:`~ctxmgr_langgraph.ContextMiddleware`). Every other setting is a field of the
+    config (``AutoContextConfig``)."""
 
-    max_tokens: int | None
+    max_tokens: int | Unset
     summarizer: Any
-    counter: TokenCounter | None
+    counter: TokenCounter | Unset
     store: Store | BaseStore | None
-    project: str | None
     session: str | None
-    message_archiving: bool | str | None
-    memo: bool | str | None
-    context_reload: bool
-    reserve_output_tokens: int | Literal["auto"] | None
-    calibrate: bool
-    guidance: bool
-    max_memos: int | None
     on_event: EventCallback | None
-    store_retry: StoreRetry
     model: Any
 
 
@@ -162,12 +154,19 @@ class GraphSessions:
     See :class:`~ctxmgr_langgraph.ContextMiddleware` for the arguments.
     """
 
-    def __init__(self, config: AutoContextConfig | None = None, *,
-                 summarizer: Any = UNSET, store: Store | BaseStore | None = None,
-                 session: str | None = None, model: Any = None, **options: Any) -> None:
+    def __init__(self, config: AutoContextConfig | None = None, *, owner: str,
+                 max_tokens: int | Unset = UNSET, summarizer: Any = UNSET,
+                 counter: TokenCounter | Unset = UNSET, store: Store | BaseStore | None = None,
+                 session: str | None = None, on_event: EventCallback | None = None,
+                 model: Any = None, **moved: Any) -> None:
+        refuse_moved(owner, moved)
+        if config is None:
+            config = AutoContextConfig()
+        if max_tokens is not UNSET and isinstance(config, AutoContextConfig):
+            config = dataclasses.replace(config, max_tokens=max_tokens)  # validated there
         self.engine = SessionEngine(
-            config, summarizer=_summarizer(summarizer),
-            model=model_info(model) if model is not None else None, **options)
+            config, summarizer=_summarizer(summarizer), counter=counter, on_event=on_event,
+            model=model_info(model) if model is not None else None)
         self.cache = MessageCache()
         if isinstance(store, BaseStore):
             store = LangGraphStore(store)
@@ -219,11 +218,10 @@ class GraphSessions:
             if in_memory is None and self._run_default is not None:
                 return self._run_default
             if in_memory:
-                chosen = choose_store(None, durable=False, home=Settings.resolve().home)
+                chosen = choose_store(None, durable=False, home=self.config.home)
             else:
                 if self._files is None:  # one file store (and its locks) per integration
-                    self._files = choose_store(None, durable=True,
-                                               home=Settings.resolve().home)
+                    self._files = choose_store(None, durable=True, home=self.config.home)
                 chosen = self._files
             if in_memory is not None:
                 self._run_default = chosen
@@ -260,7 +258,7 @@ class GraphSessions:
         if isinstance(store, BaseStore):
             store = LangGraphStore(store)
         targets = ([store] if store is not None else [self.store] if self.store is not None
-                   else [FileStore(Settings.resolve().home), in_process_store()])
+                   else [FileStore(self.config.home), in_process_store()])
         removed = sum(delete_session(t, project=self.engine.project, session=session)
                       for t in targets)
         self.engine.forget(session)

@@ -49,13 +49,21 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-from ctxmgr import ConfigError, Namespace, Settings, Store, StoreError
-from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
+from ctxmgr import ConfigError, Store
 from ctxmgr.session import choose_store, in_process_store
-from ctxmgr.store import AdvisoryLock, FileLocks
-from ctxmgr.store.advisory_lock import check_lock_timeout
-from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
-from ctxmgr.store.shared_lock import SharedLockChoice
+from ctxmgr.session.kit import (
+    BLOB_SHAPE,
+    MEMO_WRITES_WITHOUT_SHARED_LOCK,
+    AdvisoryLock,
+    FileLocks,
+    Namespace,
+    SharedLockChoice,
+    StoreError,
+    blob_from_json,
+    blob_to_json,
+    check_lock_timeout,
+    home,
+)
 
 try:
     from langgraph.checkpoint.memory import InMemorySaver
@@ -492,8 +500,7 @@ def resolve_store(runtime_store: BaseStore | Store | None, fallback: Store | Non
         return LangGraphStore(runtime_store, prefix=prefix)
     if fallback is not None:
         return fallback
-    return choose_store(None, durable=not run_keeps_history_in_memory(),
-                        home=Settings.resolve().home)
+    return choose_store(None, durable=not run_keeps_history_in_memory(), home=home())
 
 
 _CHECKPOINTER_KEY = "__pregel_checkpointer"

@@ -38,20 +38,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ctxmgr import (
-    ContentBlock,
-    InvalidMessageError,
-    Message,
-    OpaqueBlock,
-    Role,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    to_openai,
-)
-from ctxmgr.convert import StableIds
-from ctxmgr.messages import thaw
+from ctxmgr import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, to_openai
 from ctxmgr.session import ModelInfo
+from ctxmgr.session.kit import ContentBlock, InvalidMessageError, Role, StableIds, thaw
 
 try:
     from llama_index.core.base.llms.types import (

@@ -26,8 +26,8 @@ from ctxmgr import (
     validate_pairing,
 )
 from ctxmgr.demo import DemoReport, bundled_trajectory
-from ctxmgr.messages import thaw
 from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr.session.kit import thaw
 from ctxmgr_llamaindex.agent import ContextFunctionAgent
 from ctxmgr_llamaindex.convert import from_llamaindex
 from ctxmgr_llamaindex.memory import ContextMemory

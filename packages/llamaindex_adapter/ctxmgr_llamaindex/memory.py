@@ -37,7 +37,7 @@ import dataclasses
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -47,18 +47,10 @@ from ctxmgr import (
     ConfigError,
     ContextOverflowError,
     FileStore,
-    InvalidMessageError,
-    InvalidStateError,
     Message,
-    Settings,
     Store,
     TokenCounter,
-    message_from_dict,
-    message_to_dict,
-    project_dir_name,
-    text_message,
 )
-from ctxmgr.autocontext.processor import ContextProcessor
 from ctxmgr.session import (
     UNSET,
     ModelInfo,
@@ -72,10 +64,20 @@ from ctxmgr.session import (
     choose_window,
     merge_session_state,
     overflow_events,
+    refuse_moved,
     session_label,
 )
-from ctxmgr.settings import config_from_env
-from ctxmgr.store import DEFAULT_STORE_RETRY, StoreRetry, delete_session
+from ctxmgr.session.kit import (
+    ContextProcessor,
+    InvalidMessageError,
+    InvalidStateError,
+    delete_session,
+    home,
+    message_from_dict,
+    message_to_dict,
+    project_dir_name,
+    text_message,
+)
 from ctxmgr_llamaindex.convert import model_info, to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
@@ -117,7 +119,6 @@ class _Parts:
     summarizer: object | None
     counter: TokenCounter | Unset
     on_event: Any
-    store_retry: StoreRetry = DEFAULT_STORE_RETRY
     given: bool = True
     """The parts were given in code (``False``: rebuilt from a dict, by the defaults)."""
 
@@ -142,14 +143,6 @@ class _Runtime:
     warned: bool = False
     schemas: dict[int, tuple[Any, dict[str, Any]]] = field(default_factory=dict)
     """Each tool's OpenAI schema, made once (by the tool's id; the tool is held)."""
-
-
-def _retry(value: StoreRetry | None) -> StoreRetry:
-    if value is None:
-        return DEFAULT_STORE_RETRY
-    if not isinstance(value, StoreRetry):
-        raise ConfigError(f"store_retry must be a StoreRetry, got {value!r:.80}")
-    return value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,29 +171,14 @@ class ContextMemory(BaseMemory):
     """
 
     session_id: str = Field(default_factory=lambda: f"llamaindex-{uuid4().hex[:12]}")
-    """Names this conversation: the offload and memo namespace, and the key its
-    runtime parts (store, summarizer) are found under when rebuilt from its dict."""
-    project: str = Field(default_factory=project_dir_name)
-    """The project namespace in the store (default: derived from the working directory)."""
+    """Names this conversation: its offload and memo namespace in the store."""
     config_fields: dict[str, Any] = Field(default_factory=dict)
-    """:class:`~ctxmgr.AutoContextConfig` fields that differ from the defaults (the
-    config itself is :attr:`config`)."""
+    """The settings it was built with (:meth:`ctxmgr.AutoContextConfig.to_json`, complete:
+    rebuilt from this dict anywhere, it has the same settings whatever the environment
+    says there); the config itself is :attr:`config`."""
     overhead_tokens: int = 0
     """Prompt tokens a chat engine sends beside the memory, a floor until ctxmgr has
     measured them at the model (it does after the first call; an agent's it counts)."""
-    message_archiving: bool = False
-    """Offer the message-archiving tool in :meth:`as_tools`."""
-    memo: bool = False
-    """Offer the memo tool in :meth:`as_tools`."""
-    calibrate: bool = True
-    """Scale counts by the input tokens the model reports, so budgets hold in its own
-    tokens (see :mod:`ctxmgr.session.calibration`)."""
-    context_reload: bool = True
-    """Offer ``context_reload`` and ``context_search`` in :meth:`as_tools`."""
-    guidance: bool = True
-    """Tell the model, in a system message, when to archive and to write memos."""
-    max_memos: int | None = None
-    """Memos allowed per session (``None``: 50)."""
     model_window: int | None = None
     """The window of the llm the memory was built for (the window when none is given)."""
     model_name: str | None = None
@@ -209,14 +187,14 @@ class ContextMemory(BaseMemory):
     """A ContextFunctionAgent or ContextReActAgent prepares this memory's model calls (set
     at its first step): a copy rebuilt from this dict leaves compressing to that agent,
     which hands it the parts of the memory whose tools it carries."""
-    store_path: str | None = Field(default_factory=lambda: str(Settings.resolve().home))
+    store_path: str | None = Field(default_factory=lambda: str(home()))
     """The folder of the default :class:`~ctxmgr.FileStore` (``CTXMGR_HOME``); ``None``
     when another store was given, which cannot be rebuilt from this dict. A memory
     rebuilt from its dict in another process uses it only when it is ``CTXMGR_HOME`` or a
     folder inside it (else :class:`~ctxmgr.ConfigError`)."""
     messages: list[dict[str, Any]] = Field(default_factory=list)
-    """The working view, as :func:`~ctxmgr.message_to_dict` dicts: the conversation
-    with every compression applied."""
+    """The working view, as message dicts (``ctxmgr.messages.message_to_dict``): the
+    conversation with every compression applied."""
     session_state: dict[str, Any] = Field(default_factory=dict)
     """The session state (:class:`~ctxmgr.session.SessionState` as JSON): the
     compression record, the archive, memo elisions, calibration, reload page sizes."""
@@ -233,59 +211,66 @@ class ContextMemory(BaseMemory):
     def __init__(self, *, max_tokens: int | None = None,
                  store: Store | BaseKVStore | None = None,
                  summarizer: object | None = UNSET, counter: TokenCounter | Unset = UNSET,
-                 on_event: Any = None, store_retry: StoreRetry | None = None,
-                 **data: Any) -> None:
+                 on_event: Any = None, **data: Any) -> None:
         if max_tokens is not None:  # the window, as from_defaults takes it
             fields = data.get("config_fields", data.get("config")) or {}
             data["config_fields"] = {**fields, "max_tokens": max_tokens}
             data.pop("config", None)
         super().__init__(**data)
-        _saved_config(self.config_fields)  # raises ConfigError on a bad field, now
+        config = _saved_config(self.config_fields)  # raises ConfigError on a bad setting
+        if "project" not in self.config_fields:  # fixed now: the dict is read elsewhere
+            project = config.project if config.project is not UNSET else project_dir_name()
+            self.config_fields = {**self.config_fields, "project": project}
+        if isinstance(self.overhead_tokens, bool) or self.overhead_tokens < 0:
+            raise ConfigError(f"overhead_tokens must be an int >= 0, "
+                              f"got {self.overhead_tokens!r}")
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._build_runtime(store, summarizer, counter, on_event,
-                                               store_retry)
+            self.runtime = self._build_runtime(store, summarizer, counter, on_event)
 
     @model_validator(mode="before")
     @classmethod
     def _renamed_fields(cls, data: Any) -> Any:
-        """Read dicts saved before the fields were renamed (``config``, ``state``)."""
-        if isinstance(data, Mapping) and "config" in data and "config_fields" not in data:
-            data = {**data, "config_fields": data["config"]}
-            data.pop("config")
+        """Read dicts saved before the fields were renamed (``config``) or moved into the
+        config (``project``, the tool switches, ``calibrate``...)."""
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        if "config" in data and "config_fields" not in data:
+            data["config_fields"] = data.pop("config")
+        moved = {k: data.pop(k) for k in _MOVED_INTO_CONFIG if k in data}
+        if moved:
+            fields = data.get("config_fields")
+            data["config_fields"] = {**moved, **(fields if isinstance(fields, Mapping)
+                                                 else {})}
         return data
-
-    # --- construction -----------------------------------------------------------------
 
     @classmethod
     def class_name(cls) -> str:
         return "CtxmgrContextMemory"
 
     @classmethod
-    def from_defaults(  # type: ignore[override]
+    def from_defaults(
         cls,
         chat_history: list[ChatMessage] | None = None,
         llm: LLM | None = None,
         *,
+        config: AutoContextConfig | None = None,
         max_tokens: int | None = None,
         token_limit: int | None = None,
-        config: AutoContextConfig | None = None,
         session_id: str | None = None,
-        project: str | None = None,
         store: Store | BaseKVStore | None = None,
         summarizer: object | None = UNSET,
         counter: TokenCounter | Unset = UNSET,
         on_event: Any = None,
-        message_archiving: bool | str | None = None,
-        memo: bool | str | None = None,
-        context_reload: bool = True,
-        guidance: bool = True,
-        max_memos: int | None = None,
         overhead_tokens: int = 0,
-        reserve_output_tokens: int | None = None,
-        calibrate: bool = True,
-        store_retry: StoreRetry | None = None,
+        **moved: Any,
     ) -> ContextMemory:
         """A memory for one conversation.
+
+        Example::
+
+            ContextMemory.from_defaults(max_tokens=32_000, session_id="ticket-42")
+            ContextMemory.from_defaults(config=AutoContextConfig(max_tokens=32_000, memo=True))
 
         Args:
             chat_history: messages to start from.
@@ -293,70 +278,53 @@ class ContextMemory(BaseMemory):
                 ``max_tokens`` nor ``config`` gives one (neither may exceed it), and its
                 name picks the tokenizer (:mod:`ctxmgr.session.defaults`); summaries use
                 it only when given as ``summarizer=llm``.
-            max_tokens: the model's context window (``token_limit`` is an alias, the
-                name LlamaIndex's memories use).
-            config: every other compression setting (``max_tokens`` overrides its own);
-                default: from the ``CTXMGR_<FIELD>`` environment variables, else the
-                defaults.
+            config: every setting (``AutoContextConfig``: the window, when and how far to
+                compress, the tools offered, calibration, the project...); each field left
+                out is read from ``CTXMGR_<FIELD>`` (environment, then ``.env``).
+            max_tokens: the model's context window (overrides the config's; ``token_limit``
+                is an alias, the name LlamaIndex's memories use).
             session_id: names the conversation (offload and memo namespace); default a
                 fresh id.
-            project: the project namespace; default derived from the working directory.
             store: where originals and memos go: a ctxmgr :class:`~ctxmgr.Store` or any
                 LlamaIndex ``BaseKVStore``; default a :class:`~ctxmgr.FileStore` under
-                ``CTXMGR_HOME`` (or ``~/.ctxmgr``).
+                the config's ``home`` (``CTXMGR_HOME``, else ``~/.ctxmgr``).
             summarizer: a LlamaIndex LLM, or a ``summarize`` / ``asummarize`` object; left
                 out, the deterministic extractive summarizer; ``None`` runs only the
                 strategies needing no LLM.
             counter: token counter; left out, exact tiktoken for the llm's name.
             on_event: called with every :class:`~ctxmgr.CompressionEvent`.
-            message_archiving, memo: offer these tools in :meth:`as_tools`; default
-                ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
-            context_reload: offer ``context_reload`` and ``context_search`` (default on).
-            guidance: tell the model, in a system message, when to archive and to write
-                memos (when those tools are on).
-            max_memos: memos allowed per session (default 50).
             overhead_tokens: prompt tokens a chat engine sends beside the memory, a
                 floor until measured at the model (rarely needed: see the module doc).
-            reserve_output_tokens: room kept for the model's answer (overrides the
-                config's; default 1/8 of the window, at most 4,096).
-            calibrate: scale counts by the input tokens the model reports.
-            store_retry: how a failing store call is tried again while compressing
-                (default three tries, 0.05 s apart and doubling; see
-                :class:`~ctxmgr.StoreRetry`).
 
         Raises:
-            ConfigError: a bad setting or switch value, or a window larger than ``llm``'s.
+            ConfigError: a bad setting, or a window larger than ``llm``'s.
+            TypeError: a setting given as a keyword that lives in the config (the message
+                says how to give it).
         """
-        cfg = config or config_from_env()
+        refuse_moved("ContextMemory.from_defaults", moved)
+        cfg = config if config is not None else AutoContextConfig()
+        if not isinstance(cfg, AutoContextConfig):
+            raise ConfigError(f"config must be an AutoContextConfig, got {cfg!r:.80}")
         window = max_tokens if max_tokens is not None else token_limit
         if window is not None:
-            cfg = dataclasses.replace(cfg, max_tokens=window)
-        if reserve_output_tokens is not None:
-            cfg = dataclasses.replace(cfg, reserve_output_tokens=reserve_output_tokens)
+            cfg = dataclasses.replace(cfg, max_tokens=window)  # validated there
         model = model_info(llm) if llm is not None else None
         if model is not None and model.window is not None:
             choose_window(cfg.max_tokens, model)  # refuses a window larger than the llm's
-        settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
-        data: dict[str, Any] = {
-            "config_fields": _changed_fields(cfg), "overhead_tokens": overhead_tokens,
-            "calibrate": calibrate, "context_reload": context_reload, "guidance": guidance,
-            "max_memos": max_memos,
-            "message_archiving": settings.message_archiving, "memo": settings.memo}
+        data: dict[str, Any] = {"config_fields": cfg.to_json(complete=True),
+                                "overhead_tokens": overhead_tokens}
         if model is not None:
             data.update(model_window=model.window, model_name=model.name)
         if session_id is not None:
             data["session_id"] = session_id
-        if project is not None:
-            data["project"] = project
         memory = cls(store=store, summarizer=summarizer, counter=counter, on_event=on_event,
-                     store_retry=store_retry, **data)
+                     **data)
         if chat_history:
             memory.set(chat_history)
         return memory
 
     def _build_runtime(self, store: Store | BaseKVStore | None, summarizer: object | None,
-                       counter: TokenCounter | Unset, on_event: Any,
-                       store_retry: StoreRetry | None = None) -> _Runtime:
+                       counter: TokenCounter | Unset, on_event: Any) -> _Runtime:
         """This memory's own parts: those given here, else the defaults rebuilt from its
         fields (see the module doc); never another memory's."""
         if isinstance(store, BaseKVStore):
@@ -371,7 +339,7 @@ class ContextMemory(BaseMemory):
         if counter is not UNSET:
             choose_counter(counter)  # a clear error now, not at the first call
         parts = _Parts(store=store, summarizer=choose_summarizer(_summarizer(summarizer)),
-                       counter=counter, on_event=on_event, store_retry=_retry(store_retry),
+                       counter=counter, on_event=on_event,
                        given=given or summarizer is not UNSET or counter is not UNSET
                        or on_event is not None)
         return _Runtime(parts=parts)
@@ -400,8 +368,13 @@ class ContextMemory(BaseMemory):
 
     @property
     def config(self) -> AutoContextConfig:
-        """The compression settings."""
+        """Every setting of this memory (the window resolved)."""
         return self.engine.config
+
+    @property
+    def project(self) -> str:
+        """The project namespace in the store (the config's)."""
+        return self.engine.project
 
     @property
     def store(self) -> Store:
@@ -438,11 +411,7 @@ class ContextMemory(BaseMemory):
             parts = runtime.parts
             runtime.engine = SessionEngine(
                 _saved_config(self.config_fields), counter=parts.counter,
-                summarizer=parts.summarizer, project=self.project, on_event=parts.on_event,
-                message_archiving=self.message_archiving, memo=self.memo,
-                calibrate=self.calibrate, store_retry=parts.store_retry,
-                context_reload=self.context_reload, guidance=self.guidance,
-                max_memos=self.max_memos,
+                summarizer=parts.summarizer, on_event=parts.on_event,
                 model=ModelInfo(window=self.model_window, name=self.model_name))
         return runtime.engine
 
@@ -747,15 +716,16 @@ def _inside_home(store_path: object) -> Path:
     """The folder a serialised ``store_path`` names, refused unless it is ``CTXMGR_HOME``
     or inside it: a memory rebuilt from a dict someone else wrote must not send offload
     writes anywhere on disk."""
-    home = Settings.resolve().home.absolute()
+    root_folder = home().absolute()
     if isinstance(store_path, str) and store_path:
         path = Path(store_path).expanduser().absolute()
         inside = os.path.realpath(path)
-        root = os.path.realpath(home)
+        root = os.path.realpath(root_folder)
         if inside == root or inside.startswith(root.rstrip(os.sep) + os.sep):
             return path
     raise ConfigError(
-        f"ContextMemory store_path {store_path!r:.200} is not inside CTXMGR_HOME ({home}); "
+        f"ContextMemory store_path {store_path!r:.200} is not inside CTXMGR_HOME "
+        f"({root_folder}); "
         "a memory rebuilt from its dict only uses a FileStore there: pass store= to use "
         "another one")
 
@@ -829,33 +799,19 @@ def _reuse(chats: Sequence[ChatMessage], neutral: Sequence[Message],
     return out
 
 
+_MOVED_INTO_CONFIG = ("project", "message_archiving", "memo", "calibrate", "context_reload",
+                      "guidance", "max_memos")
+"""Fields of memories saved by earlier versions that are settings of the config now."""
+
+
 def _saved_config(saved: Mapping[str, Any]) -> AutoContextConfig:
     """The config a memory's ``config_fields`` name (given, or read back from a dict).
 
     Raises:
-        ConfigError: a key that is no config field, or a value out of range; the
-            message names the field.
+        ConfigError: a key that is no setting, or a value out of range; the message
+            names the field.
     """
-    names = {f.name for f in fields(AutoContextConfig)}
-    for key in saved:
-        if key not in names:
-            raise ConfigError(f"ContextMemory.config_fields[{str(key)[:40]!r}] is not a "
-                              "setting of this ctxmgr version")
     try:
-        return AutoContextConfig(**saved)
+        return AutoContextConfig.from_json(saved)
     except ConfigError as exc:
         raise ConfigError(f"ContextMemory.config_fields: {exc}") from exc
-
-
-def _config_fields(cfg: AutoContextConfig) -> dict[str, Any]:
-    return {f.name: getattr(cfg, f.name) for f in fields(cfg)}
-
-
-def _changed_fields(cfg: AutoContextConfig) -> dict[str, Any]:
-    """The fields of ``cfg`` that differ from the defaults, as plain JSON."""
-    default = AutoContextConfig()
-    out: dict[str, Any] = {}
-    for name, value in _config_fields(cfg).items():
-        if value != getattr(default, name):
-            out[name] = sorted(value) if isinstance(value, frozenset) else value
-    return out

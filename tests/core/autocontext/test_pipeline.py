@@ -14,7 +14,14 @@ from functools import partial
 import builders
 import pytest
 from builders import LARGE, SMALL, C, answer, dicts, expand, plain_window, system, user
+from planted import (
+    SessionSpec,
+    ctxmgr_compressor,
+    generate_session,
+    score_prompt,
+)
 
+from ctxmgr import Tuning
 from ctxmgr.autocontext import pipeline
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
@@ -32,12 +39,6 @@ from ctxmgr.messages import (
     message_to_dict,
 )
 from ctxmgr.pairing import validate_pairing
-from planted import (
-    SessionSpec,
-    ctxmgr_compressor,
-    generate_session,
-    score_prompt,
-)
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import default_counter
 
@@ -485,7 +486,8 @@ def test_when_everything_fits_the_message_count_trigger_compresses_no_user_messa
         min_compression_tokens: int | str) -> None:
     h = short_rounds(37)  # 150 messages, some 10,000 tokens: far within the window
     assert len(h) == 150
-    cfg = AutoContextConfig(msg_threshold=100, min_compression_tokens=min_compression_tokens)
+    cfg = AutoContextConfig(msg_threshold=100,
+                            tuning=Tuning(min_compression_tokens=min_compression_tokens))
     assert C.count_messages(h) < cfg.target_tokens
     res, store, _ = run(h, cfg)
     assert res.triggered

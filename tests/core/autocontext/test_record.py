@@ -17,6 +17,7 @@ from builders import answer, call, group, groups, result, system, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxmgr import Tuning
 from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -313,7 +314,7 @@ class _WithoutRecord(CtxmgrPolicy):
 
     def reset(self) -> None:
         self.memory = AutoContextMemory(
-            AutoContextConfig(max_tokens=self.context.budget, record_chars=0),
+            AutoContextConfig(max_tokens=self.context.budget, tuning=Tuning(record_chars=0)),
             counter=self.context.counter, summarizer=self.context.summarizer)
         self._seen = 0
 

@@ -15,6 +15,14 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from planted import (
+    FAMILIES,
+    KINDS,
+    Session,
+    SessionSpec,
+    filler,
+    generate_session,
+)
 
 from ctxmgr.autocontext.marker import offload_tag
 from ctxmgr.autocontext.pins import is_user_turn
@@ -41,14 +49,6 @@ from ctxmgr.autocontext.standing import (
     without_coda,
 )
 from ctxmgr.messages import text_message
-from planted import (
-    FAMILIES,
-    KINDS,
-    Session,
-    SessionSpec,
-    filler,
-    generate_session,
-)
 
 
 def said(*texts: str) -> list[Statement]:

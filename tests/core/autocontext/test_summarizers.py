@@ -4,7 +4,6 @@ empty answer): the strategy is skipped, nothing is lost and the agent goes on.""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 import threading
 import time
@@ -26,6 +25,7 @@ from builders import (
     result,
     user,
 )
+from planted import SessionSpec, filler, generate_session
 
 from ctxmgr.autocontext.actions import collapse_whitespace
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -68,7 +68,6 @@ from ctxmgr.messages import (
     text_message,
 )
 from ctxmgr.pairing import validate_pairing
-from planted import SessionSpec, filler, generate_session
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.store.memory import InMemoryStore
 
@@ -304,8 +303,7 @@ class CountingHang:
 
 
 def _hung_memory(summarizer: object, **changes: object) -> AutoContextMemory:
-    memory = AutoContextMemory(dataclasses.replace(config(), **changes),  # type: ignore[arg-type]
-                               counter=C, summarizer=summarizer)
+    memory = AutoContextMemory(config().evolve(**changes), counter=C, summarizer=summarizer)
     memory.add(history())
     return memory
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from builders import C, answer, dicts, expand, groups, plain_window, system, user
+from planted import KINDS, SessionSpec, generate_session, run_protocol
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import OFFLOAD_ID_DIGITS, OFFLOAD_TAG_RE, CompressedMarker
@@ -40,7 +41,6 @@ from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.errors import ContextOverflowError
 from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
-from planted import KINDS, SessionSpec, generate_session, run_protocol
 from ctxmgr.store.memory import InMemoryStore
 
 SAID = ("Never touch the prod database.", "ok thanks", "The refund cap is $450.",
@@ -353,7 +353,8 @@ def test_the_same_history_gives_the_same_note() -> None:
 @pytest.mark.parametrize("share", [0.3, 0.2, 0.1])
 def test_on_generated_sessions_the_note_keeps_the_users_words_within_its_limits(
         kind: str, share: float) -> None:
-    session = generate_session(5, SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
+    session = generate_session(5,
+                               SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
     h = list(session.messages)
     window = int(share * C.count_messages(h))
     cfg = AutoContextConfig(max_tokens=window)
@@ -385,7 +386,8 @@ def test_compressing_again_and_again_through_the_wire_loses_nothing_more(kind: s
     """Issue 16's protocol: each round compresses the previous round's prompt, handed on
     through ``to_openai`` / ``from_openai`` (markers lost). One note each round, and no
     planted item kept by a round is lost by a later one."""
-    session = generate_session(2, SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
+    session = generate_session(2,
+                               SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
     run = run_protocol(session, share=0.2, mode="wire", rounds=5)
     kept = [{s.key for s in r.scores if s.kept} for r in run.rounds]
     for r in run.rounds:

@@ -12,6 +12,7 @@ history gives the same decisions through any of them.
 """
 
 from ctxmgr._unset import UNSET, Unset
+from ctxmgr.autocontext.config import refuse_moved
 from ctxmgr.session.calibration import Calibration, ScaledCounter
 from ctxmgr.session.defaults import (
     DEFAULT_MAX_TOKENS,
@@ -25,6 +26,7 @@ from ctxmgr.session.defaults import (
 )
 from ctxmgr.session.engine import (
     DEFAULT_MAX_SESSIONS,
+    TOOLS_NAMING_CALLS,
     SessionEngine,
     Turn,
     overflow_events,
@@ -48,6 +50,7 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "GUIDANCE_ID",
     "MAX_RELOAD_PAGES",
+    "TOOLS_NAMING_CALLS",
     "UNSET",
     "NO_THREAD_SESSION",
     "Calibration",
@@ -70,6 +73,7 @@ __all__ = [
     "in_process_store",
     "merge_session_state",
     "overflow_events",
+    "refuse_moved",
     "reload_answer",
     "render_view",
     "session_label",

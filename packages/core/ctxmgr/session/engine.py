@@ -27,19 +27,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ctxmgr._unset import UNSET, Unset
 from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import DEFAULT_MAX_SESSIONS, AutoContextConfig, refuse_moved
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import reload_hint_for
+from ctxmgr.autocontext.pipeline import check_overhead
 from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.autocontext.search import CONTEXT_SEARCH_TOOL
+from ctxmgr.autocontext.strategies import check_strategies
 from ctxmgr.autocontext.summarizers import choose_summarizer
 from ctxmgr.errors import ConfigError, ContextOverflowError, CtxmgrError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
@@ -62,16 +64,18 @@ from ctxmgr.session.state import (
     archive_changes,
     merge_session_state,
 )
-from ctxmgr.settings import Settings, config_from_env
-from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
+from ctxmgr.store import Namespace, Store, project_dir_name
 from ctxmgr.tokens import TokenCounter
 from ctxmgr.tool_guard import never_raises
 
-__all__ = ["DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn", "overflow_events",
-           "warn_assumed_window"]
+__all__ = ["DEFAULT_MAX_SESSIONS", "TOOLS_NAMING_CALLS", "SessionEngine", "Turn",
+           "overflow_events", "warn_assumed_window"]
 
-DEFAULT_MAX_SESSIONS = 1024
-"""Sessions whose processor is kept (the least recently used is dropped past it)."""
+TOOLS_NAMING_CALLS = frozenset({ARCHIVE_TOOL.name, MEMO_TOOL.name})
+"""ctxmgr's tools whose calls name tool calls of the run (archiving names results by
+their call id; a memo write is found by its own call): a framework that keeps a run's
+calls apart from the history (LlamaIndex's scratchpad) hands those over too."""
+
 
 
 def warn_assumed_window() -> None:
@@ -121,108 +125,79 @@ class SessionEngine:
 
     Example (a framework's model call, in its own types around this)::
 
-        engine = SessionEngine(AutoContextConfig(max_tokens=128_000))
+        engine = SessionEngine(AutoContextConfig(max_tokens=128_000, memo=True))
         turn = engine.prepare(history, state, store=store, session=thread_id,
                               overhead=engine.overhead(system=[PROMPT], tools=schemas))
         state = merge_session_state(state, turn.update)   # keep it with the history
         persist(turn.edits)                                # same-id stand-in, removals
         answer = model(turn.prompt)
-        state = merge_session_state(state, engine.usage(state, turn.sent_tokens,
-                                                        answer.input_tokens))
+        state = merge_session_state(state, engine.usage(state, answer.input_tokens,
+                                                        turn.sent_tokens))
 
     Args:
-        config: window, trigger and strategies; default: from the ``CTXMGR_<FIELD>``
-            environment variables (:func:`~ctxmgr.settings.config_from_env`), else the
-            defaults.
-        max_tokens: the model's context window (overrides the config's). With neither,
-            the window is read from the model (``model``, or :meth:`use_model` before the
-            first call), else :data:`~ctxmgr.session.defaults.DEFAULT_MAX_TOKENS` is
-            assumed and a warning says so once per process.
-        counter: token counter; left out: exact tiktoken for the model's name.
+        config: every setting (:class:`~ctxmgr.AutoContextConfig`: the window, the tools
+            offered, calibration, the project...); default: one read from the
+            environment (``CTXMGR_<FIELD>``, ``.env``). A window left out is read from
+            the model (``model``, or :meth:`use_model` before the first call), else
+            :data:`~ctxmgr.session.defaults.DEFAULT_MAX_TOKENS` is assumed and a warning
+            says so once per process.
         summarizer: object with ``summarize`` / ``asummarize``; left out, the
             deterministic extractive summarizer; ``None``: only the strategies that need
             no summary (the rule: :mod:`ctxmgr.session.defaults`).
-        project: namespace above the sessions (default: from the working directory).
-        message_archiving, memo: offer these tools; ``None`` reads
-            ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
-        context_reload: offer ``context_reload`` (default on).
-        reserve_output_tokens: room kept for the answer; overrides the config's.
-        calibrate: scale counts by the model's reported input tokens.
-        guidance: tell the model, in a system message, when to archive and write memos
-            (when those tools are on).
-        max_memos: memos allowed per session (default 50).
+        counter: token counter; left out, exact tiktoken for the model's name.
         on_event: called with every :class:`~ctxmgr.CompressionEvent`.
-        max_sessions: sessions whose processor is kept in this process.
-        store_retry: how a failing store call is tried again while compressing (see
-            :class:`~ctxmgr.StoreRetry`).
         model: what the integration read from the framework's model (window, name).
 
     Raises:
         ConfigError: a bad setting.
+        TypeError: a setting given as a keyword; it lives in the config (the message
+            says where).
     """
 
     def __init__(
         self,
         config: AutoContextConfig | None = None,
         *,
-        max_tokens: int | None = None,
-        counter: TokenCounter | Unset | None = UNSET,
         summarizer: object | None = UNSET,
-        project: str | None = None,
-        message_archiving: bool | str | None = None,
-        memo: bool | str | None = None,
-        context_reload: bool = True,
-        reserve_output_tokens: int | Literal["auto"] | None = None,
-        calibrate: bool = True,
-        guidance: bool = True,
-        max_memos: int | None = None,
+        counter: TokenCounter | Unset | None = UNSET,
         on_event: EventCallback | None = None,
-        max_sessions: int = DEFAULT_MAX_SESSIONS,
-        store_retry: StoreRetry = DEFAULT_STORE_RETRY,
         model: ModelInfo | None = None,
+        **moved: Any,
     ) -> None:
+        refuse_moved("SessionEngine", moved)
         if config is None:
-            config = config_from_env()
+            config = AutoContextConfig()
         if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
-        if max_tokens is not None:  # validated by the config itself
-            config = dataclasses.replace(config, max_tokens=max_tokens)
-        if reserve_output_tokens is not None:  # validated by the config itself
-            config = dataclasses.replace(config, reserve_output_tokens=reserve_output_tokens)
+        check_strategies(config)
         self.summarizer = choose_summarizer(summarizer)
-        if max_memos is not None and (isinstance(max_memos, bool)
-                                      or not isinstance(max_memos, int) or max_memos < 1):
-            raise ConfigError(f"max_memos must be an int >= 1, got {max_memos!r}")
-        if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
-            raise ConfigError(f"max_sessions must be an int >= 1, got {max_sessions!r}")
         if counter is not UNSET and counter is not None:
             choose_counter(counter)  # a clear error now, not at the first call
         if model is not None and not isinstance(model, ModelInfo):
             raise ConfigError(f"model must be a ModelInfo, got {model!r:.80}")
+        if on_event is not None and not callable(on_event):
+            raise ConfigError(f"on_event must be callable, got {on_event!r:.80}")
         self._given = config
         self._given_counter = counter
         self._model = model
         self._settled: tuple[AutoContextConfig, TokenCounter] | None = None
-        self.settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
-        self.context_reload = bool(context_reload)
-        self.calibrate = bool(calibrate)
-        self.project = project if project is not None else project_dir_name()
+        self.project = config.project if config.project is not UNSET else project_dir_name()
         Namespace(self.project, NO_THREAD_SESSION, "offload")  # a clear error now, not later
-        self.max_memos = max_memos
         self.on_event = on_event
-        self.max_sessions = max_sessions
-        if not isinstance(store_retry, StoreRetry):
-            raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
-        self.store_retry = store_retry
-        self.summary_cooldown = SummaryCooldown(config.summary_cooldown_s)
+        self.summary_cooldown = SummaryCooldown(config.tuning.summary_cooldown_s)
         """One cool-down for every session: a summarizer that timed out in one thread is
         not called from another until it has passed."""
-        self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
-                                         memo=self.settings.memo) if guidance else None
+        self.guidance = guidance_message(message_archiving=config.message_archiving,
+                                         memo=config.memo) if config.guidance else None
         self._overhead: OverheadCounter | None = None  # built once the counter is settled
         self._processors: OrderedDict[tuple[int, str, float],
                                       tuple[Store, ContextProcessor]] = OrderedDict()
         self._lock = threading.Lock()
+
+    @property
+    def calibrate(self) -> bool:
+        """Whether counts are scaled by the model's reported usage (``config.calibrate``)."""
+        return self._given.calibrate
 
     # -- the window and tokenizer ----------------------------------------------------------
 
@@ -270,10 +245,11 @@ class SessionEngine:
     @property
     def tool_specs(self) -> list[ToolSpec]:
         """ctxmgr's tools this engine offers, in neutral form (an adapter binds them)."""
-        specs = [CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL] if self.context_reload else []
-        if self.settings.message_archiving:
+        config = self._given
+        specs = [CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL] if config.context_reload else []
+        if config.message_archiving:
             specs.append(ARCHIVE_TOOL)
-        if self.settings.memo:
+        if config.memo:
             specs.append(MEMO_TOOL)
         return specs
 
@@ -297,14 +273,14 @@ class SessionEngine:
             processor = ContextProcessor(
                 config, counter=counter, summarizer=self.summarizer, store=store,
                 project=self.project, session=session, on_event=self.on_event,
-                store_retry=self.store_retry, summary_cooldown=self.summary_cooldown)
+                summary_cooldown=self.summary_cooldown)
             # a new calibration ratio: the ranges read for the old one are the same ranges
             twin = next((p for k, (s, p) in self._processors.items()
                          if k[:2] == key[:2] and s is store), None)
             if twin is not None:
                 processor.hidden = twin.hidden
             self._processors[key] = (store, processor)  # the store is held: its id stays
-            while len(self._processors) > self.max_sessions:
+            while len(self._processors) > config.tuning.max_sessions:
                 self._processors.popitem(last=False)
             return processor
 
@@ -316,10 +292,8 @@ class SessionEngine:
 
     def memos(self, store: Store, session: str) -> MemoStore:
         """The memos of one session."""
-        if self.max_memos is None:
-            return MemoStore(store, session=session, project=self.project)
         return MemoStore(store, session=session, project=self.project,
-                         max_memos=self.max_memos)
+                         max_memos=self._given.max_memos)
 
     # -- what a request sends beside the history -----------------------------------------
 
@@ -358,9 +332,11 @@ class SessionEngine:
             force: compress even below the trigger.
 
         Raises:
+            ConfigError: ``overhead`` is not an int >= 0.
             ContextOverflowError: the pinned messages alone exceed the budget.
             InvalidMessageError: two messages of ``history`` share an id.
         """
+        check_overhead(overhead, "overhead")
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
@@ -375,6 +351,7 @@ class SessionEngine:
                        persisted: Callable[[Edit], bool] | None = None,
                        force: bool = False) -> Turn:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
+        check_overhead(overhead, "overhead")
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
@@ -535,7 +512,7 @@ class SessionEngine:
         view = _view(processor, history, current)
         return search_answer(processor, tool_input, state=current, view=view,
                              used_tokens=_used(processor, view, current),
-                             memos=self.memos(store, session) if self.settings.memo else None)
+                             memos=self.memos(store, session) if self._given.memo else None)
 
     @never_raises("message_archiving", _answer)
     def archive(self, tool_input: Any, history: Sequence[Message],

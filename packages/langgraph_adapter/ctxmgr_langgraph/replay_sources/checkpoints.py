@@ -27,9 +27,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ctxmgr import InvalidMessageError, to_openai
-from ctxmgr.autocontext.marker import OFFLOAD_ID_RE
+from ctxmgr import to_openai
 from ctxmgr.replay.sources import SourceOptions, Trajectory, trajectory_from_openai
+from ctxmgr.session.kit import OFFLOAD_ID_RE, InvalidMessageError
 from ctxmgr_langgraph.convert import from_langchain
 
 try:
