@@ -132,3 +132,32 @@ def test_both_frameworks_send_ctxmgr_s_tools_as_the_core_declares_them() -> None
     assert [json.dumps(t.metadata.to_openai_tool()) for t in memory.as_tools()] == declared
     memo = json.loads(declared[-1])["function"]["parameters"]["properties"]
     assert memo["key"]["maxLength"] == 100 and "pattern" in memo["key"]
+
+
+def test_both_summarizers_ask_their_model_alike() -> None:
+    """An empty instruction sends no system message and an empty range reads "(no
+    messages)" in both (LlamaIndex sent an empty system message and an empty transcript)."""
+    from llama_index.core.base.llms.types import ChatMessage, ChatResponse
+    from llama_index.core.llms import MockLLM
+
+    from ctxmgr_langgraph.summarizer import LangChainSummarizer
+    from ctxmgr_langgraph.testing import ScriptedChatModel
+    from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
+
+    graph = ScriptedChatModel(messages=iter(["ok", "ok"]))
+    asked: list[list[ChatMessage]] = []
+
+    class Recording(MockLLM):
+        def chat(self, messages: Any, **kwargs: Any) -> ChatResponse:
+            asked.append(list(messages))
+            return ChatResponse(message=ChatMessage(role="assistant", content="ok"))
+
+    for instruction in ("  ", "Keep the paths."):
+        LangChainSummarizer(graph).summarize([], instruction)
+        LlamaIndexSummarizer(Recording()).summarize([], instruction)
+    sent_graph = [[(m.type, m.content) for m in p] for p in graph.received]
+    sent_index = [[({"user": "human"}.get(m.role.value, m.role.value), m.content) for m in p]
+                  for p in asked]
+    assert sent_graph == sent_index == [[("human", "(no messages)")],
+                                        [("system", "Keep the paths."),
+                                         ("human", "(no messages)")]]
