@@ -30,7 +30,6 @@ from ctxmgr.session.engine import (
     SessionEngine,
     Turn,
     overflow_events,
-    warn_assumed_window,
 )
 from ctxmgr.session.labels import NO_THREAD_SESSION, session_label
 from ctxmgr.session.overhead import OverheadCounter
@@ -78,5 +77,4 @@ __all__ = [
     "render_view",
     "session_label",
     "summary_prompt",
-    "warn_assumed_window",
 ]

@@ -4,16 +4,22 @@ A framework adapter owns three things: converting messages, persisting edits its
 own way, and binding tools and storage. Everything else is here, the same for
 every framework:
 
-* a :class:`~ctxmgr.ContextProcessor` per session (store, session id and counting
-  ratio), at most ``max_sessions`` of them, the least recently used dropped;
+* the settings, one :class:`~ctxmgr.AutoContextConfig`, and what the user left out
+  chosen by one rule (:mod:`ctxmgr.session.defaults`: the window and tokenizer from
+  the model, the store, the summarizer), fixed at the first call;
+* a compressor per session (store, session id and counting ratio), at most
+  ``tuning.max_sessions`` of them, the least recently used dropped;
 * :meth:`SessionEngine.prepare`: the session state read and validated, the history
   compressed when it needs it, and the prompt built from the working view (archived
   results and memo writes as placeholders, the tool guidance and the reload hint
   after the system messages), with the state changes to keep;
 * the overhead of a request (system prompt and tool schemas, counted once) and the
-  calibration of counts on the model's reported usage;
-* the answers of ``context_reload`` (one room rule, pages that line up),
-  ``message_archiving`` and ``memo``, each with its state change.
+  calibration of counts on the model's reported usage, against what the model
+  received (:meth:`SessionEngine.received_tokens`);
+* the tools it offers (:attr:`SessionEngine.tool_specs`, one JSON schema for every
+  framework) and their answers (:meth:`SessionEngine.answer`: ``context_reload`` and
+  ``context_search`` with one room rule and pages that line up, ``message_archiving``
+  and ``memo``), each with its state change.
 
 The same history, state and overhead give the same decisions whichever adapter
 hands them over.
@@ -69,18 +75,12 @@ from ctxmgr.tokens import TokenCounter
 from ctxmgr.tool_guard import never_raises
 
 __all__ = ["DEFAULT_MAX_SESSIONS", "TOOLS_NAMING_CALLS", "SessionEngine", "Turn",
-           "overflow_events", "warn_assumed_window"]
+           "overflow_events"]
 
 TOOLS_NAMING_CALLS = frozenset({ARCHIVE_TOOL.name, MEMO_TOOL.name})
 """ctxmgr's tools whose calls name tool calls of the run (archiving names results by
 their call id; a memo write is found by its own call): a framework that keeps a run's
 calls apart from the history (LlamaIndex's scratchpad) hands those over too."""
-
-
-
-def warn_assumed_window() -> None:
-    """Say, once per process, that no window was given and the default is assumed."""
-    choose_window(UNSET)
 
 
 def overflow_events(exc: ContextOverflowError) -> list[CompressionEvent]:
