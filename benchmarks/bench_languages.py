@@ -51,9 +51,9 @@ from planted.polyglot_protocol import (
     Check,
     PolyglotRun,
     Survival,
-    target_checks,
     run_polyglot,
     summarize_polyglot,
+    target_checks,
 )
 from planted.protocol import MODES
 

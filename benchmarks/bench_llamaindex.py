@@ -66,8 +66,8 @@ from ctxmgr import (
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.replay.trajectories import Trajectory, load_trajectories
+from ctxmgr.session import OverheadCounter
 from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, from_llamaindex
-from ctxmgr_llamaindex.agent import tool_tokens
 from ctxmgr_llamaindex.demo import Piece, message_pieces, message_text
 from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM
 
@@ -157,6 +157,7 @@ def replay(trajectory: Trajectory, memory_name: str, window: int, counter: Token
     rec = RecordedRun.from_messages(trajectory.messages)
     tally = Tally()
     counts = Counter(counter)
+    schemas = OverheadCounter(counter)  # every memory's prompt counted with the same tools
     assistants = [i for i, m in enumerate(trajectory.messages) if m.role == "assistant"]
     recorded = [(m.id, message_pieces(m)) for m in trajectory.messages]
     memory: Any
@@ -175,7 +176,7 @@ def replay(trajectory: Trajectory, memory_name: str, window: int, counter: Token
 
     def on_call(prompt: list[ChatMessage], tools: Sequence[Any]) -> None:
         sent, tokens = counts.neutral(prompt)
-        tokens += tool_tokens(tools, counter)
+        tokens += schemas.total(tools=[t.metadata.to_openai_tool() for t in tools])
         tally.calls += 1
         tally.prompt_tokens += tokens
         tally.peak = max(tally.peak, tokens)

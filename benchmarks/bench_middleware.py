@@ -109,8 +109,8 @@ def per_step(steps: int, budget: int, outputs: list[str]) -> dict[str, Any]:
         outer, inner = Clock("clock_outer"), Clock("clock_inner")
         middleware: list[Any] = [outer]
         if with_ctx:
-            middleware.append(ContextMiddleware(AutoContextConfig(max_tokens=budget),
-                                                project="bench"))
+            middleware.append(ContextMiddleware(AutoContextConfig(max_tokens=budget,
+                                                                  project="bench")))
         middleware.append(inner)
         agent = create_agent(model, [bash_tool(outputs)], system_prompt="You fix bugs.",
                              middleware=middleware, store=InMemoryStore())
@@ -138,7 +138,7 @@ def per_history(sizes: list[int], calls: int, outputs: list[str]) -> dict[int, l
     for n in sizes:
         model = ScriptedChatModel(messages=script(calls))
         outer, inner = Clock("clock_outer"), Clock("clock_inner")
-        context = ContextMiddleware(AutoContextConfig(max_tokens=1_000_000_000), project="bench")
+        context = ContextMiddleware(AutoContextConfig(max_tokens=1_000_000_000, project="bench"))
         agent = create_agent(model, [bash_tool(outputs)], system_prompt="You fix bugs.",
                              middleware=[outer, context, inner], store=InMemoryStore())
         agent.invoke({"messages": history(n, outputs)}, {"recursion_limit": 4 * calls + 10})

@@ -26,13 +26,12 @@ from pathlib import Path
 from ctxmgr import (
     AutoContextConfig,
     AutoContextMemory,
-    ContextProcessor,
     ExtractiveSummarizer,
     Message,
-    apply_edits,
     default_counter,
-    message_to_dict,
 )
+from ctxmgr.autocontext import ContextProcessor, apply_edits
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import load_trajectories
 
 ROOT = Path(__file__).resolve().parents[1]

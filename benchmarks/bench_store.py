@@ -32,8 +32,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from ctxmgr import FileStore, InMemoryStore, Namespace, Store, message_to_dict
+from ctxmgr import FileStore, InMemoryStore, Store
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import load_trajectories
+from ctxmgr.store import Namespace
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "trajectories"

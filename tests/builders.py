@@ -12,9 +12,10 @@ that wants other values than the defaults binds them once with
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any
 
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig, Tuning
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.messages import (
@@ -134,7 +135,18 @@ def plain_window(**kw: Any) -> AutoContextConfig:
                             "keep_tool_results": 0, "identifiers_chars": 0,
                             "target_ratio": 0.15, "cached_token_price": None}
     base.update(kw)
-    return AutoContextConfig(**base)
+    return AutoContextConfig().evolve(**base)
+
+
+SETTINGS = frozenset(f.name for cls in (AutoContextConfig, Tuning) for f in fields(cls))
+"""Every setting's name (of the config and of its tuning group)."""
+
+
+def split_settings(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A test helper's keyword options split into settings (for the config) and the rest
+    (for the constructor), so helpers keep taking both as keywords."""
+    settings = {k: v for k, v in options.items() if k in SETTINGS}
+    return settings, {k: v for k, v in options.items() if k not in SETTINGS}
 
 
 # ---------------------------------------------------------------- replay

@@ -59,11 +59,9 @@ def _offline_tiktoken(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own CTXMGR_HOME and working directory (no .env leaks in)."""
     home = tmp_path / "ctxmgr_home"
-    monkeypatch.setenv("CTXMGR_HOME", str(home))
-    monkeypatch.delenv("CTXMGR_MESSAGE_ARCHIVING", raising=False)
-    monkeypatch.delenv("CTXMGR_MEMO", raising=False)
-    for name in config_env_names():  # the compressor's knobs (CTXMGR_TOKEN_RATIO, ...)
+    for name in config_env_names():  # every setting (CTXMGR_MEMO, CTXMGR_TOKEN_RATIO, ...)
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CTXMGR_HOME", str(home))
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)

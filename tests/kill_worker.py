@@ -29,8 +29,9 @@ from typing import Any
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage
 
-from ctxmgr import AutoContextConfig, CompressionEvent, OffloadNotFoundError, message_to_dict
+from ctxmgr import AutoContextConfig, CompressionEvent, OffloadNotFoundError
 from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import load_trajectories
 from ctxmgr_langgraph import ContextMiddleware, from_langchain
 from ctxmgr_langgraph.testing import RecordedRun
@@ -108,8 +109,9 @@ def main() -> int:
                 sys.stdin.readline()  # the parent kills this process here
 
         model = run.model(on_call=on_call)
-        middleware = ContextMiddleware(AutoContextConfig(max_tokens=MAX_TOKENS),
-                                       project=args.project, on_event=on_event)
+        middleware = ContextMiddleware(AutoContextConfig(max_tokens=MAX_TOKENS,
+                                                         project=args.project),
+                                       on_event=on_event)
         agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                              middleware=[middleware], checkpointer=saver, store=store)
         if args.mode == "resume":

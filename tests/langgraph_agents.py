@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from builders import split_settings
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -21,15 +22,9 @@ from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent, tools_condition
 from langgraph.warnings import LangGraphDeprecatedSinceV10
 
-from ctxmgr import (
-    AutoContextConfig,
-    CompressionEvent,
-    Message,
-    TokenCounter,
-    message_to_dict,
-    validate_pairing,
-)
+from ctxmgr import AutoContextConfig, CompressionEvent, Message, TokenCounter, validate_pairing
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.messages import message_to_dict
 from ctxmgr.session import GUIDANCE_ID
 from ctxmgr_langgraph import (
     ContextAgentState,
@@ -200,7 +195,10 @@ def build(style: str, run: RecordedRun, *, config: AutoContextConfig,
           checker: CallChecker | None = None, checkpointer: Any = None, store: Any = None,
           model: ScriptedChatModel | None = None, answers: Sequence[Any] | None = None,
           **options: Any) -> Agent:
-    """One of the three integrations, replaying ``run`` (or ``answers``)."""
+    """One of the three integrations, replaying ``run`` (or ``answers``); ``options`` are
+    settings (folded into ``config``) and the integration's own keywords."""
+    settings, options = split_settings(options)
+    config = config.evolve(**settings)
     if model is None and answers is not None:
         model = ScriptedChatModel(messages=iter(list(answers)))
     model = model or run.model()

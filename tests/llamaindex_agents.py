@@ -21,7 +21,6 @@ from ctxmgr import Message, validate_pairing
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
-from ctxmgr_llamaindex.agent import tool_tokens
 from ctxmgr_llamaindex.demo import Piece, message_pieces, message_text
 from ctxmgr_llamaindex.testing import ScriptedLLM
 
@@ -50,8 +49,7 @@ class PromptChecker:
         neutral = from_llamaindex(prompt)
         for rules in ("openai", "anthropic"):
             assert validate_pairing(neutral, rules=rules) == [], where  # type: ignore[arg-type]
-        tokens = self.memory.counter.count_messages(neutral) + tool_tokens(
-            tools, self.memory.counter)
+        tokens = self.memory.counter.count_messages(neutral) + self.memory.tool_overhead(tools)
         budget = self.memory.config.budget_tokens  # the window less the answer's room
         assert tokens <= budget, f"{where}: {tokens} tokens over {budget}"
         self.peak_tokens = max(self.peak_tokens, tokens)

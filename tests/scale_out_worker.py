@@ -26,8 +26,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ctxmgr import MemoStore, OffloadNotFoundError, message_to_dict
+from ctxmgr import MemoStore, OffloadNotFoundError
 from ctxmgr.autocontext import OffloadStore
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import load_trajectories
 from ctxmgr_langgraph import LangGraphStore
 

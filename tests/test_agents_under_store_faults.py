@@ -27,7 +27,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_agents import RECURSION, CallChecker, reachable_originals
 from llamaindex_agents import PromptChecker
 
-from ctxmgr import AutoContextConfig, InMemoryStore, StoreRetry, default_counter
+from ctxmgr import AutoContextConfig, InMemoryStore, StoreRetry, Tuning, default_counter
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import ContextMiddleware
@@ -82,8 +82,9 @@ def test_create_agent_finishes_under_one_in_three_put_failures_and_loses_nothing
     store = FaultyStore(fail_put=FAULTS[fault](), error=ERRORS[error])
     counter = default_counter()
     checker = CallChecker(counter=counter, max_tokens=WINDOW, reserve=RESERVE)
-    middleware = ContextMiddleware(AutoContextConfig(max_tokens=WINDOW), store=store,
-                                   reserve_output_tokens=RESERVE, store_retry=RETRY,
+    middleware = ContextMiddleware(AutoContextConfig(max_tokens=WINDOW,
+                                                     reserve_output_tokens=RESERVE,
+                                                     tuning=Tuning(store_retry=RETRY)), store=store,
                                    on_event=checker.on_event)
     model = run.model()
     model.on_call, checker.model = checker, model

@@ -19,9 +19,10 @@ from doc_pages import (
     text,
 )
 
-from ctxmgr import CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL, FileStore, to_openai
+from ctxmgr import FileStore, to_openai
+from ctxmgr.autocontext import CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL
 
-RUN_HERE = ["AutoContextMemory(", "ContextProcessor(", "handle_archive_call(", "SessionEngine("]
+RUN_HERE = ["AutoContextMemory(", "handle_archive_call(", "SessionEngine("]
 RUN_ELSEWHERE = {
     "create_agent(": "tests/langgraph_adapter/test_langgraph_examples.py",
     "create_react_agent(": "tests/langgraph_adapter/test_langgraph_examples.py",
@@ -68,13 +69,6 @@ def test_the_agent_driven_tools_example_archives_and_writes_a_memo(
         shown = to_openai(scope["prompt"])  # type: ignore[arg-type]
         assert any("has been archived" in str(m.get("content")) for m in shown)
         assert "plan" in str(scope["result_text"])
-
-
-def test_the_framework_owned_history_example_compresses_with_edits() -> None:
-    for block in blocks_with("ContextProcessor("):
-        scope = run_block(block)
-        assert len(scope["history"]) < len(scope["openai_messages"])  # type: ignore[arg-type]
-        assert scope["prompt"][1].id == "ctxmgr-reload-hint"  # type: ignore[index]
 
 
 def test_the_session_engine_example_compresses_and_keeps_each_stand_in_once() -> None:

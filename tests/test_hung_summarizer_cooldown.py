@@ -18,7 +18,7 @@ from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_agents import RECURSION
 
-from ctxmgr import AutoContextConfig, CompressionEvent, InMemoryStore, Message
+from ctxmgr import AutoContextConfig, CompressionEvent, InMemoryStore, Message, Tuning
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import ContextMiddleware
 from ctxmgr_langgraph.testing import RecordedRun
@@ -27,7 +27,8 @@ from ctxmgr_llamaindex.testing import FINAL_ANSWER, ScriptedLLM
 from ctxmgr_llamaindex.testing import RecordedRun as LlamaRecordedRun
 
 TIMEOUT = 0.2
-CONFIG = AutoContextConfig(max_tokens=6000, summary_timeout_s=TIMEOUT, cached_token_price=None)
+CONFIG = AutoContextConfig(max_tokens=6000, summary_timeout_s=TIMEOUT,
+                           tuning=Tuning(cached_token_price=None))
 
 
 class HungModel:

@@ -130,3 +130,50 @@ def test_no_module_of_the_three_packages_imports_itself_back() -> None:
     assert unexpected == []
     fixed = [sorted(c) for c in PENDING if c not in found]
     assert fixed == [], "a pending cycle is gone: remove it from PENDING"
+
+
+ADAPTERS = ("ctxmgr_langgraph", "ctxmgr_llamaindex")
+MEASURING = ("ctxmgr.replay", "ctxmgr.demo")
+"""What an adapter's measuring code (replay peers and sources, the demo, the test doubles)
+may import besides: the replay harness it plugs into, never imported at run time."""
+
+
+def core_imports(path: Path) -> Iterator[tuple[str, str]]:
+    """(module, name) of every import of a ``ctxmgr`` module in ``path``."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((a.name, "") for a in node.names if a.name.split(".")[0] == "ctxmgr")
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                node.module.split(".")[0] == "ctxmgr":
+            yield from ((node.module, a.name) for a in node.names)
+
+
+def test_adapters_import_only_the_public_names_and_the_session_engine() -> None:
+    """An adapter translates: it builds on ``ctxmgr``'s public names and ``ctxmgr.session``
+    (the engine, the rules, and :mod:`ctxmgr.session.kit`), so the core's internals can
+    move without breaking one."""
+    import ctxmgr
+
+    public = set(ctxmgr.__all__)
+    wrong = []
+    for package in ADAPTERS:
+        folder = PACKAGES[package]
+        for path in sorted(folder.rglob("*.py")):
+            where = path.relative_to(folder).as_posix()
+            measuring = where.startswith(("replay_", "demo", "testing"))
+            for module, name in core_imports(path):
+                if module == "ctxmgr" and name in public:
+                    continue
+                if module == "ctxmgr.session" or module.startswith("ctxmgr.session."):
+                    continue
+                if measuring and module.startswith(MEASURING):
+                    continue
+                wrong.append(f"{package}/{where}: {module}.{name}")
+    assert wrong == []
+
+
+def test_the_rule_sees_an_import_below_the_public_names(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("from ctxmgr.autocontext.parts import X\nfrom ctxmgr import Message\n")
+    assert list(core_imports(path)) == [("ctxmgr.autocontext.parts", "X"),
+                                        ("ctxmgr", "Message")]

@@ -392,7 +392,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[object], str]]:
         "unknown role": ([file("robot.json", '[{"role": "robot", "content": "hi"}]')],
                          "unknown role 'robot'"),
         "message not an object": ([file("int.json", "[1]")], "message 0"),
-        "max-tokens 0": ([swe, "--max-tokens", 0], "max_tokens must be > 0, got 0"),
+        "max-tokens 0": ([swe, "--max-tokens", 0], "max_tokens must be an int > 0, got 0"),
         "max-tokens negative": ([swe, "--max-tokens", -5], "got -5"),
         "unknown summarizer": ([swe, "--summarizer", "gpt"], "'gpt'"),
         "output folder missing": ([swe, "-o", tmp / "no" / "out.json"], "out.json"),

@@ -138,7 +138,7 @@ def test_search_with_nothing_offloaded_says_where_it_looked(tmp_path: Path) -> N
 
 
 def test_memo_project_takes_the_agents_folder_as_reload_does(tmp_path: Path) -> None:
-    from ctxmgr import project_dir_name
+    from ctxmgr.store import project_dir_name
 
     work = tmp_path / "agent-workdir"
     work.mkdir()

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import json_values
 
+from ctxmgr import AutoContextConfig
 from ctxmgr.cli import main
 from ctxmgr.convert import from_openai, to_openai
 from ctxmgr.errors import ConfigError, InvalidMemoKeyError, MemoWriteError, StoreError
@@ -30,7 +31,7 @@ from ctxmgr.memo import (
 )
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr.settings import Settings
+from ctxmgr.session import SessionEngine
 from ctxmgr.store import FileStore, InMemoryStore, Namespace, project_dir_name
 
 JSON = dict[str, Any]
@@ -81,10 +82,10 @@ def test_settings_home_from_a_dotenv_file_decides_where_memos_land(
 ) -> None:
     monkeypatch.delenv("CTXMGR_HOME")
     Path(".env").write_text(f"CTXMGR_MEMO=true\nCTXMGR_HOME={tmp_path / 'from-dotenv'}\n")
-    settings_ = Settings.resolve()
-    assert settings_.memo is True
+    config = AutoContextConfig()
+    assert config.memo is True
 
-    _write(MemoStore.from_settings(settings_, session="s"), "k", "v")
+    _write(SessionEngine(config).memos(FileStore(config.home), "s"), "k", "v")
 
     assert (tmp_path / "from-dotenv" / "projects" / project_dir_name() / "notes" / "s"
             / "k.md").read_text() == "v"

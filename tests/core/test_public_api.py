@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 import subprocess
 import sys
 import warnings
@@ -19,26 +20,12 @@ import ctxmgr
 
 PUBLIC = {
     "ctxmgr": [
-        "ARCHIVE_TOOL", "ApproximateCounter", "ArchiveState", "AsyncSummarizer",
-        "AutoContextConfig", "AutoContextMemory", "CONTEXT_RELOAD_TOOL", "CONTEXT_SEARCH_TOOL",
-        "CallableCounter",
-        "CompressionEvent", "CompressionResult", "ConfigError", "ContentBlock",
-        "ContextOverflowError", "ContextProcessor", "CtxmgrError", "Edit",
-        "ExtractiveSummarizer", "FileStore", "HalfWrittenMemoError", "InMemoryStore",
-        "InvalidMemoKeyError", "InvalidMessageError", "InvalidStateError", "MEMO_TOOL",
-        "MemoStore", "MemoWriteError", "Message", "Namespace", "OffloadNotFoundError",
-        "OpaqueBlock", "PairingError", "PairingViolation", "ProcessResult", "Role",
-        "SessionEngine", "Settings", "Store", "StoreError", "StoreRetry", "Summarizer",
-        "TextBlock", "TiktokenCounter",
-        "TokenCounter", "TokenTally", "ToolGroup", "ToolResultBlock", "ToolSpec",
-        "ToolUseBlock", "__version__", "acompress", "apply_edits", "archive_placeholder",
-        "assert_valid_pairing", "async_history_processor", "compress", "context_usage_note",
-        "default_counter", "delete_session", "elide_memo_content", "from_anthropic",
-        "from_openai",
-        "handle_archive_call", "history_processor", "memo_placeholder", "message_from_dict",
-        "message_to_dict", "project_dir_name", "render_archived", "render_transcript",
-        "system_prompt_fragment", "text_message", "to_anthropic", "to_openai", "tool_groups",
-        "validate_memo_key", "validate_pairing",
+        "AutoContextConfig", "AutoContextMemory", "CompressionEvent", "ConfigError",
+        "ContextOverflowError", "CtxmgrError", "ExtractiveSummarizer", "FileStore",
+        "InMemoryStore", "MemoStore", "Message", "OffloadNotFoundError", "OpaqueBlock", "Store",
+        "StoreRetry", "Summarizer", "TextBlock", "TokenCounter", "ToolResultBlock", "ToolSpec",
+        "ToolUseBlock", "Tuning", "__version__", "default_counter", "from_anthropic",
+        "from_openai", "handle_archive_call", "to_anthropic", "to_openai", "validate_pairing",
     ],
     "ctxmgr_langgraph": [
         "COMPRESSION_EVENT", "CONTEXT_KEY", "ContextAgentState", "ContextHook", "ContextMiddleware",
@@ -66,11 +53,37 @@ def test_all_is_exactly_the_planned_names_sorted_and_each_resolves(package: str)
         assert getattr(module, name) is not None, name
 
 
+def test_the_core_promises_at_most_thirty_names() -> None:
+    assert len(ctxmgr.__all__) <= 30
+
+
 def test_internals_are_left_to_their_submodules() -> None:
     assert not {"SummaryWorker", "OffloadStore", "handle_reload_call"} & set(ctxmgr.__all__)
     from ctxmgr.autocontext import OffloadStore, SummaryWorker, handle_reload_call
 
     assert OffloadStore and SummaryWorker and handle_reload_call
+
+
+@pytest.mark.parametrize(("name", "replacement"), [
+    ("ContextProcessor", "ctxmgr.session.SessionEngine"),
+    ("history_processor", "ctxmgr.AutoContextMemory"),
+    ("compress", "ctxmgr.AutoContextMemory"),
+    ("SessionEngine", "from ctxmgr.session import SessionEngine"),
+    ("Settings", "ctxmgr.AutoContextConfig"),
+    ("ApproximateCounter", "from ctxmgr.tokens import ApproximateCounter"),
+    ("PairingError", "from ctxmgr.errors import PairingError"),
+    ("MEMO_TOOL", "from ctxmgr.memo import MEMO_TOOL"),
+])
+def test_a_name_that_left_the_public_api_names_its_replacement(
+        name: str, replacement: str) -> None:
+    with pytest.raises(ImportError, match=re.escape(replacement)):
+        getattr(ctxmgr, name)
+    with pytest.raises(ImportError, match=re.escape(replacement)):
+        exec(f"from ctxmgr import {name}", {})  # noqa: S102 - the import statement itself
+
+
+def test_an_unknown_name_is_a_plain_attribute_error() -> None:
+    assert not hasattr(ctxmgr, "no_such_name")
 
 
 @pytest.mark.parametrize("module", sorted(TESTING))

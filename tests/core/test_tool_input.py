@@ -7,7 +7,8 @@ import json
 import pytest
 from builders import C, call, result, system, user
 
-from ctxmgr import ArchiveState, AutoContextConfig, AutoContextMemory, handle_archive_call
+from ctxmgr import AutoContextConfig, AutoContextMemory, Tuning, handle_archive_call
+from ctxmgr.archive import ArchiveState
 from ctxmgr.tool_input import parse_tool_input
 
 
@@ -25,7 +26,8 @@ def test_bad_input_is_one_error_line_quoting_the_usage(bad: object) -> None:
 
 
 def test_context_reload_takes_json_text_like_the_other_tools() -> None:
-    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000, min_compression_tokens=500),
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000,
+                                              tuning=Tuning(min_compression_tokens=500)),
                             counter=C)
     h = [system(), user("task", id="u0")]
     for k in range(40):

@@ -15,10 +15,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.sqlite import SqliteStore
 from test_context_tools import call, read_file, run
 
-from ctxmgr import AutoContextConfig, FileStore, Namespace, to_openai
+from ctxmgr import AutoContextConfig, FileStore, to_openai
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.cli import main
 from ctxmgr.session import session_label
+from ctxmgr.store import Namespace
 from ctxmgr_langgraph import ContextMiddleware, LangGraphStore
 from ctxmgr_langgraph.testing import ScriptedChatModel
 
@@ -32,9 +33,8 @@ def _reads(n: int = 4) -> list[Any]:
 
 def _run_agent(store: Any, *, project: str | None = "proj", thread: str = THREAD) -> None:
     model = ScriptedChatModel(messages=iter(_reads()))
-    options: dict[str, Any] = {"project": project} if project is not None else {}
-    middleware = ContextMiddleware(AutoContextConfig(max_tokens=12_000),
-                                   reserve_output_tokens=500, **options)
+    config = AutoContextConfig(max_tokens=12_000, reserve_output_tokens=500)
+    middleware = ContextMiddleware(config.evolve(project=project) if project else config)
     graph = create_agent(model, [read_file], system_prompt="You are a coding agent.",
                          middleware=[middleware], store=store, checkpointer=InMemorySaver())
     run(graph, thread=thread)

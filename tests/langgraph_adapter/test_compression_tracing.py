@@ -22,7 +22,8 @@ from langgraph_agents import build
 from opentelemetry import trace
 from otel_spans import compression_spans, recording_spans
 
-from ctxmgr import ApproximateCounter, AutoContextConfig, CompressionEvent, from_openai
+from ctxmgr import AutoContextConfig, CompressionEvent, from_openai
+from ctxmgr.tokens import ApproximateCounter
 from ctxmgr_langgraph import COMPRESSION_EVENT
 from ctxmgr_langgraph.testing import RecordedRun
 

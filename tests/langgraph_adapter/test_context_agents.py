@@ -32,7 +32,8 @@ from langgraph_agents import (
     reloader,
 )
 
-from ctxmgr import AutoContextConfig, Message, TokenCounter, default_counter, message_to_dict
+from ctxmgr import AutoContextConfig, Message, TokenCounter, default_counter
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
@@ -266,7 +267,8 @@ def test_a_request_rewritten_by_an_outer_middleware_is_compressed_view_only(
     checker = checker_for(counter)
     model = run.model(on_call=checker)
     checker.model = model
-    context = ContextMiddleware(CONFIG, reserve_output_tokens=RESERVE, on_event=checker.on_event)
+    context = ContextMiddleware(CONFIG.evolve(reserve_output_tokens=RESERVE),
+                                on_event=checker.on_event)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[Copies(), context], checkpointer=InMemorySaver())
     checker.reload = reloader(Agent(agent, model, context.sessions, context, "create_agent"),

@@ -20,8 +20,9 @@ from langgraph_agents import (
     tool_tokens,
 )
 
-from ctxmgr import ApproximateCounter, AutoContextConfig, TokenCounter, default_counter
+from ctxmgr import AutoContextConfig, TokenCounter, default_counter
 from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr.tokens import ApproximateCounter
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
 from ctxmgr_langgraph.testing import RecordedRun
@@ -115,7 +116,7 @@ def test_what_middleware_inside_it_adds_is_counted_from_the_next_call_with_a_war
     checker = CallChecker(counter=counter, max_tokens=10_000, reserve=500)
     model = run.model(on_call=checker)
     checker.model = model
-    context = ContextMiddleware(AutoContextConfig(max_tokens=10_000), reserve_output_tokens=500,
+    context = ContextMiddleware(AutoContextConfig(max_tokens=10_000, reserve_output_tokens=500),
                                 on_event=checker.on_event)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[context, AddsPolicy()], checkpointer=InMemorySaver())
@@ -145,3 +146,55 @@ def test_each_model_call_counts_its_prompt_once(style: str, run: RecordedRun) ->
                   checkpointer=InMemorySaver(), counter=counter, calibrate=False)
     agent.graph.invoke(agent.inputs(run), thread())
     assert counter.prompts == len(agent.model.received)
+
+
+def test_calibration_counts_what_the_model_received_after_the_middleware_inside_it(
+        run: RecordedRun, counter: TokenCounter) -> None:
+    """Regression: the usage report was set against what ContextMiddleware sent, so tokens a
+    later middleware added were counted twice, in the ratio and in unseen_overhead. A model
+    whose counts are ctxmgr's own must leave the ratio at 1."""
+    policy = "Policy: never edit generated files; explain each change. " * 250
+
+    class AddsPolicy(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            system = SystemMessage(content=f"{request.system_message.content}\n\n{policy}")
+            return handler(request.override(system_message=system))
+
+    model = run.model(usage_counter=counter, usage_ratio=1.0)
+    context = ContextMiddleware(AutoContextConfig(max_tokens=10_000, reserve_output_tokens=500),
+                                counter=counter)
+    agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
+                         middleware=[context, AddsPolicy()], checkpointer=InMemorySaver())
+    with pytest.warns(UserWarning, match="put ContextMiddleware last"):
+        agent.invoke({"messages": run.inputs()}, thread())
+    calibration = agent.get_state(thread()).values[CONTEXT_KEY]["calibration"]
+    assert calibration["samples"] >= 3 and abs(calibration["ratio"] - 1.0) < 0.02
+
+
+def test_the_hook_calibrates_on_chat_turns_too() -> None:
+    """Regression: the hook looked for the model's answer at the end of the history, so a
+    user turn after it hid it, and a chat agent never calibrated."""
+    import warnings
+
+    from langgraph.prebuilt import create_react_agent
+    from langgraph.warnings import LangGraphDeprecatedSinceV10
+
+    from ctxmgr_langgraph import ContextAgentState, ContextHook
+    from ctxmgr_langgraph.testing import ScriptedChatModel
+
+    counter = ApproximateCounter()
+    prompt = "You answer questions about the airline's rules. " * 40
+    model = ScriptedChatModel(messages=iter(["first answer", "second answer", "third"]),
+                              usage_counter=counter, usage_ratio=1.5)
+    hook = ContextHook(AutoContextConfig(max_tokens=10_000), system_prompt=prompt,
+                       counter=counter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
+        agent = create_react_agent(model, hook.tools, prompt=prompt, pre_model_hook=hook,
+                                   state_schema=ContextAgentState,
+                                   checkpointer=InMemorySaver())
+    for question in ("may I bring a dog?", "and a cat?", "and a parrot?"):
+        agent.invoke({"messages": [("user", question)]}, thread())
+    calibration = agent.get_state(thread()).values[CONTEXT_KEY]["calibration"]
+    assert calibration["samples"] == 2  # the answers to the first two calls
+    assert abs(calibration["ratio"] - 1.5) < 0.1

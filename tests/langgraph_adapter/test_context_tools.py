@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import split_settings
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool
@@ -22,14 +23,11 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore as GraphStore
 
-from ctxmgr import (
-    AutoContextConfig,
-    archive_placeholder,
-    memo_placeholder,
-    validate_pairing,
-)
+from ctxmgr import AutoContextConfig, validate_pairing
+from ctxmgr.archive import archive_placeholder
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
 from ctxmgr.autocontext.reload import render_reloaded
+from ctxmgr.memo import memo_placeholder
 from ctxmgr_langgraph import CONTEXT_KEY, ContextMiddleware
 from ctxmgr_langgraph.convert import from_langchain
 from ctxmgr_langgraph.testing import ScriptedChatModel
@@ -57,8 +55,9 @@ def tool_message(prompt: list[BaseMessage], call_id: str) -> ToolMessage:
 def agent_for(answers: list[Any], *, config: AutoContextConfig | None = None,
               store: Any = None, **options: Any) -> tuple[Any, ScriptedChatModel, Any]:
     model = ScriptedChatModel(messages=iter(answers))
-    middleware = ContextMiddleware(config or AutoContextConfig(max_tokens=64_000),
-                                   reserve_output_tokens=500, **options)
+    settings, options = split_settings({"reserve_output_tokens": 500, **options})
+    middleware = ContextMiddleware(
+        (config or AutoContextConfig(max_tokens=64_000)).evolve(**settings), **options)
     graph = create_agent(model, [read_file], system_prompt="You are a coding agent.",
                          middleware=[middleware], checkpointer=InMemorySaver(), store=store)
     return graph, model, middleware
@@ -83,17 +82,18 @@ def test_only_the_recovery_tools_are_offered_by_default() -> None:
 def test_the_archive_and_memo_tools_are_switched_on_by_option_or_environment(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     recovery = ["context_reload", "context_search"]
-    assert tool_names(ContextMiddleware(message_archiving=True, memo=True)) == [
+    assert tool_names(ContextMiddleware(AutoContextConfig(message_archiving=True, memo=True))) == [
         *recovery, "memo", "message_archiving"]
     monkeypatch.setenv("CTXMGR_MEMO", "true")
     assert tool_names(ContextMiddleware()) == [*recovery, "memo"]
     Path(".env").write_text("CTXMGR_MESSAGE_ARCHIVING=yes\n", encoding="utf-8")
     assert tool_names(ContextMiddleware()) == [*recovery, "memo", "message_archiving"]
-    assert tool_names(ContextMiddleware(memo=False, message_archiving="false")) == recovery
+    off = AutoContextConfig(memo=False, message_archiving=False)  # code wins
+    assert tool_names(ContextMiddleware(off)) == recovery
 
 
 def test_the_model_sees_the_tool_schemas_without_the_injected_runtime() -> None:
-    middleware = ContextMiddleware(message_archiving=True, memo=True)
+    middleware = ContextMiddleware(AutoContextConfig(message_archiving=True, memo=True))
     schemas = {t.name: convert_to_openai_tool(t)["function"]["parameters"]
                for t in middleware.tools}
     assert set(schemas["context_reload"]["properties"]) == {"uuid", "page"}
@@ -328,13 +328,20 @@ def test_context_reload_answers_an_unknown_id_with_a_clear_message() -> None:
     ({"summarizer": 42}, "summarizer"),
     ({"store": object()}, "store"),
     ({"memo": "maybe"}, "memo"),
+    ({"max_tokens": 8000.5}, "max_tokens must be an int > 0, got 8000.5"),
 ])
 def test_a_bad_option_is_refused_when_the_middleware_is_built(options: dict[str, Any],
                                                               message: str) -> None:
     from ctxmgr import ConfigError
 
+    settings, options = split_settings(options)
     with pytest.raises(ConfigError, match=message):
-        ContextMiddleware(AutoContextConfig(max_tokens=64_000), **options)
+        ContextMiddleware(AutoContextConfig(max_tokens=64_000).evolve(**settings), **options)
+
+
+def test_a_setting_given_to_the_middleware_says_where_it_lives_now() -> None:
+    with pytest.raises(TypeError, match=r"ContextMiddleware\(AutoContextConfig\(memo=...\)\)"):
+        ContextMiddleware(memo=True)  # type: ignore[call-arg]
 
 
 # --- the same round trip through the hook and the node ---------------------------------

@@ -21,8 +21,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph_agents import RECURSION, Agent, build
 
-from ctxmgr import AutoContextConfig, message_to_dict
+from ctxmgr import AutoContextConfig
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_langgraph import CONTEXT_KEY
 from ctxmgr_langgraph.convert import from_langchain, to_langchain

@@ -27,16 +27,16 @@ from strategies import (
 )
 
 from ctxmgr import (
-    InvalidMessageError,
     Message,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     from_anthropic,
     from_openai,
-    text_message,
     to_openai,
 )
+from ctxmgr.errors import InvalidMessageError
+from ctxmgr.messages import text_message
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.tokens import TiktokenCounter, TokenCounter, default_counter
 from ctxmgr_langgraph import from_langchain, to_langchain

@@ -24,7 +24,8 @@ from memo_race import (
 )
 from profiles import repeats
 
-from ctxmgr import MemoStore, Namespace
+from ctxmgr import MemoStore
+from ctxmgr.store import Namespace
 from ctxmgr.store.advisory_lock import advisory_key
 from ctxmgr_langgraph import LangGraphStore
 

@@ -16,7 +16,8 @@ from langgraph.store.memory import InMemoryStore as GraphStore
 from langgraph.store.postgres import PostgresStore
 from test_context_tools import call, offload_ids, read_file, run
 
-from ctxmgr import AutoContextConfig, ConfigError, Namespace
+from ctxmgr import AutoContextConfig, ConfigError
+from ctxmgr.store import Namespace
 from ctxmgr_langgraph import ContextMiddleware, LangGraphStore
 from ctxmgr_langgraph.store import ephemeral_store
 from ctxmgr_langgraph.testing import ScriptedChatModel
@@ -25,8 +26,9 @@ from ctxmgr_langgraph.testing import ScriptedChatModel
 def _agent(answers: list[Any], *, store: Any = None, checkpointer: Any = None,
            **options: Any) -> tuple[Any, ScriptedChatModel, ContextMiddleware]:
     model = ScriptedChatModel(messages=iter(answers))
-    middleware = ContextMiddleware(AutoContextConfig(max_tokens=12_000), project="proj",
-                                   reserve_output_tokens=500, memo=True, **options)
+    middleware = ContextMiddleware(AutoContextConfig(max_tokens=12_000, project="proj",
+                                                     reserve_output_tokens=500, memo=True),
+                                                     **options)
     graph = create_agent(model, [read_file], system_prompt="You are a coding agent.",
                          middleware=[middleware], store=store,
                          checkpointer=checkpointer if checkpointer is not None

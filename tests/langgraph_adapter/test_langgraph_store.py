@@ -32,13 +32,13 @@ from ctxmgr import (
     InMemoryStore,
     MemoStore,
     Message,
-    Namespace,
     Store,
-    StoreError,
-    message_to_dict,
 )
 from ctxmgr.autocontext import OffloadStore
+from ctxmgr.errors import StoreError
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr.store import Namespace
 from ctxmgr_langgraph import DEFAULT_PREFIX, LangGraphStore, resolve_store
 from ctxmgr_langgraph.store import ephemeral_store
 
@@ -77,7 +77,8 @@ def test_bytes_that_are_not_utf8_text_are_stored_as_base64(backend: Backend) -> 
     store.put(NS, "bin", b"\xff\x00\x01")
     store.put(NS, "nul", b"text with \x00 NUL")
     path = store.path(NS)
-    assert backend.base.get(path, "bin").value == {"encoding": "base64", "data": "/wAB"}  # type: ignore[union-attr]
+    assert backend.base.get(path, "bin").value == {"encoding": "base64",
+                                                   "data": "/wAB"}  # type: ignore[union-attr]
     assert backend.base.get(path, "nul").value["encoding"] == "base64"  # type: ignore[union-attr]
     assert store.get(NS, "nul") == b"text with \x00 NUL"
 

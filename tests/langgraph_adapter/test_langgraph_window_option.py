@@ -43,20 +43,43 @@ def test_max_tokens_overrides_the_configs_window_and_keeps_the_rest() -> None:
     assert (middleware.config.max_tokens, middleware.config.token_ratio) == (8000, 0.5)
 
 
-def test_no_window_warns_once_that_128k_is_assumed_and_how_to_set_it() -> None:
-    first = _caught(ContextMiddleware)
+def _first_call(middleware: ContextMiddleware, model: Any = None) -> list[str]:
+    """The warnings of a create_agent run's first model call through ``middleware``."""
+    model = model or ScriptedChatModel(messages=iter(["done"]))
+    graph = create_agent(model, [read_file], middleware=[middleware])
+    return _caught(lambda: graph.invoke({"messages": [("user", "hi")]}))
+
+
+def test_no_window_warns_once_at_the_first_call_that_128k_is_assumed_and_how_to_set_it(
+        ) -> None:
+    middleware = ContextMiddleware()
+    assert _caught(ContextMiddleware) == []  # nothing is known of the model yet
+    first = _first_call(middleware)
     assert len(first) == 1
     assert "128,000-token window is assumed" in first[0]
     assert "max_tokens=" in first[0]
-    assert _caught(ContextHook) == []  # once per process
-    assert _caught(lambda: ContextMiddleware(AutoContextConfig())) == []  # a config was given
+    assert middleware.config.max_tokens == 128_000
+    assert _first_call(ContextMiddleware(AutoContextConfig())) == []  # once per process
+
+
+def test_the_chat_model_s_profile_gives_the_window_when_none_is_given() -> None:
+    model = ScriptedChatModel(messages=iter(["done"]), profile={"max_input_tokens": 32_000})
+    middleware = ContextMiddleware()
+    assert _first_call(middleware, model) == []
+    assert middleware.config.max_tokens == 32_000
+    hook = ContextHook(model=model)
+    assert hook.config.max_tokens == 32_000
+    given = ContextMiddleware(max_tokens=16_000)
+    _first_call(given, ScriptedChatModel(messages=iter(["done"]),
+                                         profile={"max_input_tokens": 32_000}))
+    assert given.config.max_tokens == 16_000  # the user's window wins
 
 
 def test_a_create_agent_run_keeps_to_the_window_given_as_max_tokens() -> None:
     events: list[CompressionEvent] = []
     reads = [call("read_file", {"path": "big.py"}, f"c{i}", i) for i in range(4)]
     model = ScriptedChatModel(messages=iter([*reads, "done"]))
-    middleware = ContextMiddleware(max_tokens=12_000, reserve_output_tokens=500,
+    middleware = ContextMiddleware(AutoContextConfig(reserve_output_tokens=500), max_tokens=12_000,
                                    on_event=events.append)
     graph = create_agent(model, [read_file], middleware=[middleware],
                          checkpointer=InMemorySaver())

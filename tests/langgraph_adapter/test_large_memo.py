@@ -35,8 +35,9 @@ def test_a_memo_larger_than_the_budget_is_counted_as_its_placeholder() -> None:
     model.on_call = lambda prompt: prompts.append(counter.count_messages(
         from_langchain(prompt)))
     store = InMemoryStore()
-    middleware = ContextMiddleware(AutoContextConfig(max_tokens=8000), memo=True, store=store,
-                                   counter=counter, project="p")
+    middleware = ContextMiddleware(AutoContextConfig(max_tokens=8000, memo=True, project="p"),
+                                   store=store,
+                                   counter=counter)
     graph = create_agent(model, [], middleware=[middleware], checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "t1"}}
 

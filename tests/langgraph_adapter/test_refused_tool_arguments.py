@@ -30,8 +30,8 @@ def test_an_oversized_argument_of_a_refused_call_is_elided_from_the_next_prompt(
     model = ScriptedChatModel(messages=iter([call, AIMessage("I will ask properly", id="a2")]))
     model.on_call = lambda prompt: prompts.append(counter.count_messages(
         from_langchain(prompt)))
-    middleware = ContextMiddleware(AutoContextConfig(max_tokens=8000), store=InMemoryStore(),
-                                   counter=counter, project="p")
+    middleware = ContextMiddleware(AutoContextConfig(max_tokens=8000, project="p"),
+                                   store=InMemoryStore(), counter=counter)
     graph = create_agent(model, [], middleware=[middleware], checkpointer=InMemorySaver())
 
     result = graph.invoke({"messages": [HumanMessage("find the parser's note", id="u1")]},

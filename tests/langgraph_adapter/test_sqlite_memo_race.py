@@ -16,7 +16,7 @@ from langgraph.store.sqlite import SqliteStore
 from memo_race import assert_a_holder_elsewhere_blocks_until_it_goes, lost, race, shared_memos
 from profiles import LONG, repeats
 
-from ctxmgr import Namespace
+from ctxmgr.store import Namespace
 from ctxmgr_langgraph import LangGraphStore
 
 WRITES = 200 if LONG else 80  # the bounded profile races fewer writes (one file, one disk)

@@ -21,7 +21,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.workflow import Context
 from llamaindex_agents import PromptChecker, message_text
 
-from ctxmgr import ContextOverflowError, ContextProcessor, InMemoryStore
+from ctxmgr import AutoContextConfig, ContextOverflowError, InMemoryStore
+from ctxmgr.autocontext import ContextProcessor
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, ContextReActAgent
@@ -134,7 +135,7 @@ def test_budgets_hold_in_the_models_own_tokens_once_it_reports_usage(
     its own tokens; without calibration the same run overflows it."""
     rec = RecordedRun.from_messages(by_name(swe_trajectories, "django-11099").messages)
     memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore(),
-                                         calibrate=calibrate)
+                                         config=AutoContextConfig(calibrate=calibrate))
     llm = ScriptedLLM(rec.answer_messages(), usage_counter=memory.counter, usage_ratio=2.0)
     agent = ContextFunctionAgent(tools=rec.tools(), llm=llm, system_prompt=rec.system_prompt)
     run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory,
@@ -227,14 +228,22 @@ def tau_conversation(trajectory: Trajectory, make_agent: Callable[..., Any], *,
             llm.load(rec.answer_messages(k))
             if resume and k:
                 ctx = Context.from_dict(workflow, json.loads(json.dumps(ctx.to_dict())))
-                checker.memory = await ctx.store.get("memory")
+                checker.memory = await rebuilt(ctx, memory)
                 await workflow.run(user_msg=rec.user_message(k), ctx=ctx)
             else:
                 await workflow.run(user_msg=rec.user_message(k), ctx=ctx, memory=memory)
-        checker.memory = await ctx.store.get("memory")
+        checker.memory = await rebuilt(ctx, memory)
 
     run_sync(turns)
     return checker, llm, checker.memory
+
+
+async def rebuilt(ctx: Context, original: ContextMemory) -> ContextMemory:
+    """The memory a ``Context`` holds (a copy rebuilt from its dict), with the parts of the
+    memory it was built from: what the agent whose tools are bound to it does."""
+    copy: ContextMemory = await ctx.store.get("memory")
+    copy.adopt(original)
+    return copy
 
 
 def workflow_of(rec: RecordedRun, memory: ContextMemory, llm: ScriptedLLM) -> AgentWorkflow:
@@ -289,10 +298,6 @@ def test_a_resumed_memory_in_a_fresh_process_reloads_from_the_default_file_store
 
     live, saved = run_sync(first_turns)
     data = json.loads(json.dumps(saved))
-    import ctxmgr_llamaindex.memory as memory_module
-
-    monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
-
     async def restore() -> ContextMemory:
         ctx = Context.from_dict(workflow, data)
         restored: ContextMemory = await ctx.store.get("memory")

@@ -22,8 +22,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llamaindex_agents import PromptChecker
 from planted import SessionSpec, generate_session
 
-from ctxmgr import InMemoryStore, Message, text_message
+from ctxmgr import InMemoryStore, Message
 from ctxmgr.autocontext.marker import find_offload_ids
+from ctxmgr.messages import text_message
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextMemory, from_llamaindex
 from ctxmgr_llamaindex.testing import RecordedRun, ScriptedLLM

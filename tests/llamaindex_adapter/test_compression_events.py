@@ -19,7 +19,8 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 
-from ctxmgr import ApproximateCounter, CompressionEvent, InMemoryStore, from_openai
+from ctxmgr import CompressionEvent, InMemoryStore, from_openai
+from ctxmgr.tokens import ApproximateCounter
 from ctxmgr_llamaindex import ContextCompressionEvent, ContextFunctionAgent, ContextMemory
 from ctxmgr_llamaindex.testing import RecordedRun
 
@@ -104,3 +105,21 @@ def test_a_root_event_handler_sees_each_compression_of_a_function_agent_run(
     assert "fixed" in str(asyncio.run(main()))
     same(handler.seen, seen, mem.session)
     assert all(e.span_id for e in handler.seen), "each is tied to the agent step's span"
+
+
+def test_the_compressions_made_before_an_overflow_reach_the_handler_too(
+        handler: Compressions) -> None:
+    """Regression: only LangGraph reported the compressions a pass made before it found
+    the pinned messages too large; they are written, so they are reported everywhere."""
+    from ctxmgr import ContextOverflowError
+
+    seen: list[CompressionEvent] = []
+    mem = memory(seen)
+    for i in range(6):
+        mem.put(ChatMessage(role="user", content=f"question {i}"))
+        mem.put(ChatMessage(role="assistant", content=output(f"notes/{i}.md")))
+    mem.put(ChatMessage(role="user", content="the task, pasted whole: " + "y " * 20_000))
+    with pytest.raises(ContextOverflowError):
+        mem.get()
+    assert any(e.status == "applied" for e in seen)
+    same(handler.seen, seen, mem.session)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from builders import call, group, result, system, user
+from builders import call, group, result, split_settings, system, user
 from llama_index.core.base.llms.types import ChatMessage, ToolCallBlock
 from llama_index.core.llms import MockLLM
 from llama_index.core.memory import Memory
@@ -22,6 +23,7 @@ from ctxmgr import (
     InMemoryStore,
     MemoStore,
     Message,
+    Tuning,
     validate_pairing,
 )
 from ctxmgr.autocontext.marker import find_offload_ids
@@ -35,9 +37,10 @@ def long_history(n: int = 30, chars: int = 1500) -> list[Message]:
     return h
 
 
-def memory(max_tokens: int = 8000, **kw: object) -> ContextMemory:
+def memory(max_tokens: int = 8000, **kw: Any) -> ContextMemory:
+    settings, kw = split_settings(kw)
     return ContextMemory.from_defaults(max_tokens=max_tokens, store=InMemoryStore(),
-                                       **kw)  # type: ignore[arg-type]
+                                       config=AutoContextConfig().evolve(**settings), **kw)
 
 
 def tokens(mem: ContextMemory, prompt: list[ChatMessage]) -> int:
@@ -124,35 +127,54 @@ def test_the_state_survives_to_dict_and_from_dict_whole() -> None:
     mem.put_messages(to_llamaindex(long_history()))
     prompt = mem.get()
     data = json.loads(json.dumps(mem.to_dict()))
-    back = ContextMemory.from_dict(data)
+    back = ContextMemory.from_dict(data, store=mem.store)  # the parts are given again
     assert back.messages == mem.messages and back.session_state == mem.session_state
-    assert back.store is mem.store  # the runtime parts this session was built with
+    assert back.store is mem.store
     assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
     assert "runtime" not in data
 
 
-def test_a_memory_validated_by_pydantic_alone_finds_its_runtime_parts() -> None:
-    mem = memory(session_id="validated")
+def test_two_memories_of_one_session_id_keep_their_own_store_and_summarizer() -> None:
+    """Regression: a process-wide registry of parts, keyed by session id, made the second
+    memory built for an id override the first's store and summarizer."""
+    class Named:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def summarize(self, messages: object, instruction: str) -> str:
+            return self.name
+
+    first = memory(session_id="shared", summarizer=Named("first"))
+    second = memory(session_id="shared", summarizer=Named("second"))
+    first.put_messages(to_llamaindex(long_history()))
+    first.get()
+    assert first.store is not second.store
+    assert (first.engine.summarizer.name, second.engine.summarizer.name) == ("first", "second")
+    assert second.store.keys(first.processor.offload.namespace) == []  # nothing shared
+
+
+def test_a_memory_validated_by_pydantic_alone_rebuilds_its_default_parts() -> None:
+    mem = ContextMemory.from_defaults(max_tokens=8000, session_id="validated")  # files
     mem.put_messages(to_llamaindex(long_history()))
     prompt = mem.get()
     back = ContextMemory.model_validate(json.loads(json.dumps(mem.model_dump())))
-    assert back.store is mem.store
+    assert isinstance(back.store, FileStore) and back.store.root == mem.store.root
     assert [m.model_dump() for m in back.get()] == [m.model_dump() for m in prompt]
 
 
-def test_a_memory_with_another_store_rebuilt_where_that_store_is_unknown_says_what_to_do(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_memory_with_another_store_rebuilt_without_it_says_what_to_do() -> None:
     mem = ContextMemory.from_defaults(store=LlamaIndexKVStore(SimpleKVStore()),
                                       session_id="kv-session")
     assert mem.store_path is None
     data = mem.to_dict()
-    monkeypatch.setattr(memory_module, "_PARTS", {})
+    back = ContextMemory.from_dict(data)  # rebuilt: no store of its own to use
     with pytest.raises(ConfigError, match="'kv-session' was saved with a store that cannot be "
-                                          "rebuilt from its dict"):
-        ContextMemory.from_dict(data)
+                                          "rebuilt from its dict: pass it again"):
+        back.get()
     kv = SimpleKVStore()
-    ContextMemory.from_defaults(store=kv, session_id="kv-session")  # built again: found
-    assert isinstance(ContextMemory.from_dict(data).store, LlamaIndexKVStore)
+    assert isinstance(ContextMemory.from_dict(data, store=kv).store, LlamaIndexKVStore)
+    back.adopt(mem)  # or the parts of the memory it was rebuilt from
+    assert back.store is mem.store
 
 
 def test_the_default_store_is_a_file_store_under_ctxmgr_home(_isolated_home: Path) -> None:
@@ -165,7 +187,6 @@ def test_a_serialised_store_path_outside_ctxmgr_home_is_refused(
     mem = ContextMemory.from_defaults(max_tokens=8000, session_id="tampered")
     data = json.loads(json.dumps(mem.to_dict()))
     elsewhere = tmp_path / "elsewhere"
-    monkeypatch.setattr(memory_module, "_PARTS", {})  # as in another process
 
     for outside in (str(elsewhere), str(_isolated_home / ".." / "elsewhere"), ""):
         with pytest.raises(ConfigError, match="not inside CTXMGR_HOME"):
@@ -178,7 +199,8 @@ def test_a_serialised_store_path_outside_ctxmgr_home_is_refused(
 
 def test_delete_session_removes_the_conversations_offloads_and_memos_only(
         _isolated_home: Path) -> None:
-    mems = {sid: ContextMemory.from_defaults(max_tokens=8000, session_id=sid, memo=True)
+    mems = {sid: ContextMemory.from_defaults(max_tokens=8000, session_id=sid,
+                                             config=AutoContextConfig(memo=True))
             for sid in ("gone", "kept")}
     for mem in mems.values():
         mem.put_messages(to_llamaindex(long_history()))
@@ -204,10 +226,13 @@ def test_from_defaults_sizes_the_window_from_the_llm_or_token_limit() -> None:
     assert memory_module.ContextMemory.from_defaults(
         llm=MockLLM(max_tokens=10)).config.max_tokens == MockLLM().metadata.context_window
     assert ContextMemory.from_defaults(token_limit=5000).config.max_tokens == 5000
-    cfg = AutoContextConfig(max_tokens=9000, last_keep=7)
+    cfg = AutoContextConfig(max_tokens=9000, tuning=Tuning(last_keep=7))
     mem = ContextMemory.from_defaults(config=cfg, max_tokens=12_000)
-    assert (mem.config.max_tokens, mem.config.last_keep) == (12_000, 7)
-    assert mem.config_fields == {"max_tokens": 12_000, "last_keep": 7}
+    assert (mem.config.max_tokens, mem.config.tuning.last_keep) == (12_000, 7)
+    saved = mem.config_fields  # every setting, so the environment cannot change them later
+    assert (saved["max_tokens"], saved["project"], saved["tuning"]["last_keep"]) == (
+        12_000, mem.project, 7)
+    assert AutoContextConfig.from_json(saved) == mem.config
 
 
 def test_with_no_config_the_knobs_come_from_the_environment(
@@ -215,15 +240,27 @@ def test_with_no_config_the_knobs_come_from_the_environment(
     monkeypatch.setenv("CTXMGR_MAX_TOKENS", "24000")
     monkeypatch.setenv("CTXMGR_KEEP_TOOL_RESULTS", "5")
     mem = ContextMemory.from_defaults()
-    assert (mem.config.max_tokens, mem.config.keep_tool_results) == (24_000, 5)
-    assert ContextMemory.from_defaults(token_limit=5000).config.keep_tool_results == 5
+    assert (mem.config.max_tokens, mem.config.tuning.keep_tool_results) == (24_000, 5)
+    assert ContextMemory.from_defaults(token_limit=5000).config.tuning.keep_tool_results == 5
 
 
 def test_a_bad_setting_is_refused_when_the_memory_is_built() -> None:
     with pytest.raises(ConfigError, match="token_ratio must be in"):
         ContextMemory(config_fields={"token_ratio": 1.5})
-    with pytest.raises(ConfigError, match="memo must be one of"):
-        ContextMemory.from_defaults(memo="maybe")
+    with pytest.raises(ConfigError, match="memo must be True or False, got 'maybe'"):
+        ContextMemory.from_defaults(config=AutoContextConfig(memo="maybe"))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="overhead_tokens must be an int >= 0, got -10"):
+        ContextMemory.from_defaults(overhead_tokens=-10)
+    with pytest.raises(TypeError, match=r"from_defaults\(AutoContextConfig\(memo=\.\.\.\)\)"):
+        ContextMemory.from_defaults(memo=True)
+
+
+def test_a_memory_saved_before_the_settings_moved_into_the_config_reads_them() -> None:
+    old = {"session_id": "old", "project": "proj", "memo": True, "calibrate": False,
+           "config_fields": {"max_tokens": 9000}, "store_path": None}
+    mem = ContextMemory.model_validate(old)
+    assert (mem.project, mem.config.memo, mem.config.calibrate) == ("proj", True, False)
+    assert mem.config.max_tokens == 9000
 
 
 def test_reset_forgets_the_conversation_but_not_the_offloads() -> None:
@@ -257,7 +294,6 @@ def test_a_file_store_outside_ctxmgr_home_is_given_again_in_a_new_process(
     mem.put_messages(to_llamaindex(long_history()))
     ids = [oid for m in from_llamaindex(mem.get()) for oid in find_offload_ids(message_text(m))]
     data = json.loads(json.dumps(mem.to_dict()))
-    monkeypatch.setattr(memory_module, "_PARTS", {})  # what a new process knows
     with pytest.raises(ConfigError, match="pass store= to use another one"):
         ContextMemory.from_dict(data)
     back = ContextMemory.from_dict(data, store=FileStore(tmp_path / "offloads"))
@@ -277,12 +313,13 @@ def test_store_retry_is_how_often_a_failing_put_is_tried() -> None:
                            error=lambda key: ConnectionError("connection reset"))
 
     events: dict[str, list[str]] = {}
-    for name, retry in (("default", None), ("once", StoreRetry(attempts=1)),
+    for name, retry in (("default", StoreRetry()), ("once", StoreRetry(attempts=1)),
                         ("fast", StoreRetry(attempts=3, backoff_s=0.001))):
         seen: list[str] = []
         mem = ContextMemory.from_defaults(
-            max_tokens=8000, store=flaky(), store_retry=retry, summarizer=None,
-            on_event=lambda e, seen=seen: seen.append(e.status))  # type: ignore[misc]
+            max_tokens=8000, store=flaky(), summarizer=None,
+            on_event=lambda e, seen=seen: seen.append(e.status),
+            config=AutoContextConfig(tuning=Tuning(store_retry=retry)))
         mem.put_messages(to_llamaindex(long_history()))
         mem.get()
         events[name] = seen

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from builders import group, user
 
-from ctxmgr import ConfigError, InMemoryStore, InvalidStateError, Message
+from ctxmgr import ConfigError, Message
+from ctxmgr.errors import InvalidStateError
 from ctxmgr_llamaindex import ContextMemory, to_llamaindex
 
 
@@ -32,8 +33,7 @@ def long_history(n: int = 30, chars: int = 1500) -> list[Message]:
 
 @pytest.fixture
 def saved() -> dict[str, Any]:
-    mem = ContextMemory.from_defaults(max_tokens=8000, store=InMemoryStore(),
-                                      session_id="damaged")
+    mem = ContextMemory.from_defaults(max_tokens=8000, session_id="damaged")  # files: rebuilt
     mem.put_messages(to_llamaindex(long_history()))
     mem.get()
     data: dict[str, Any] = json.loads(json.dumps(mem.to_dict()))
@@ -89,7 +89,7 @@ def test_a_damaged_memory_field_raises_invalid_state_error_naming_it(
 
 
 @pytest.mark.parametrize(("key", "value", "named"), [
-    ("no_such_setting", 1, r"config_fields\['no_such_setting'\] is not a setting"),
+    ("no_such_setting", 1, r"config_fields: 'no_such_setting' is not a setting"),
     ("token_ratio", 7, r"config_fields: token_ratio must be in"),
 ])
 def test_a_damaged_setting_raises_config_error_naming_it(

@@ -20,16 +20,16 @@ from llama_index.core.memory import Memory
 from strategies import llamaindex_message_fields, openai_conversations
 
 from ctxmgr import (
-    InvalidMessageError,
     Message,
     OpaqueBlock,
     ToolUseBlock,
     from_anthropic,
     from_openai,
-    text_message,
     to_openai,
     validate_pairing,
 )
+from ctxmgr.errors import InvalidMessageError
+from ctxmgr.messages import text_message
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.tokens import TiktokenCounter, TokenCounter, default_counter
 from ctxmgr_llamaindex import LlamaIndexConverter, from_llamaindex, to_llamaindex

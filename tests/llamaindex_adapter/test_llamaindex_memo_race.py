@@ -25,7 +25,7 @@ from memo_race import (
 from postgres_db import sqlalchemy_urls
 from profiles import repeats
 
-from ctxmgr import Namespace
+from ctxmgr.store import Namespace
 from ctxmgr.store.advisory_lock import advisory_key
 from ctxmgr_llamaindex import LlamaIndexKVStore
 

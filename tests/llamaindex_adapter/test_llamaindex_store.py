@@ -12,19 +12,13 @@ from llama_index.core.storage.kvstore import SimpleKVStore
 from llama_index.core.storage.kvstore.types import BaseKVStore
 from store_conformance import NS, StoreConformance
 
-from ctxmgr import (
-    AutoContextConfig,
-    AutoContextMemory,
-    ConfigError,
-    MemoStore,
-    Namespace,
-    Store,
-    StoreError,
-    message_to_dict,
-)
+from ctxmgr import AutoContextConfig, AutoContextMemory, ConfigError, MemoStore, Store
 from ctxmgr.autocontext import OffloadStore
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.errors import StoreError
+from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
+from ctxmgr.store import Namespace
 from ctxmgr_llamaindex import LlamaIndexKVStore
 
 
@@ -129,7 +123,7 @@ def test_offloads_and_memos_live_in_the_key_value_store(
     for m in run.messages:
         memory.add(m)
         memory.compress_if_needed()
-    offload = OffloadStore(store, session="run-1")
+    offload = OffloadStore(store, project=memory.offload.namespace.project, session="run-1")
     ids = offload.ids()
     assert ids
     originals = {m.id: m for m in run.messages}

@@ -69,3 +69,16 @@ def test_autocontext_memory_compresses_a_real_run_with_a_llamaindex_llm(
     assert any("LLM SUMMARY" in m.text for m in memory.messages)
     assert validate_pairing(memory.messages) == []
     assert memory.tokens < memory.config.trigger_tokens
+
+
+def test_an_llm_given_as_the_memory_s_summarizer_summarizes() -> None:
+    """The summarizer is chosen by the core's one rule in both adapters: a framework's own
+    model is wrapped (here a LlamaIndex LLM, as LangGraph wraps a chat model)."""
+    from llama_index.core.llms import MockLLM
+
+    from ctxmgr import InMemoryStore
+    from ctxmgr_llamaindex import ContextMemory
+
+    memory = ContextMemory.from_defaults(max_tokens=8000, store=InMemoryStore(),
+                                         summarizer=MockLLM())
+    assert isinstance(memory.engine.summarizer, LlamaIndexSummarizer)

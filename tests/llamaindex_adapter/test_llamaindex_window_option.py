@@ -38,8 +38,18 @@ def test_from_defaults_with_a_config_or_a_window_does_not_warn() -> None:
         assert _caught(build)[1] == []
 
 
-def test_no_window_warns_once_that_128k_is_assumed() -> None:
+def test_no_window_warns_once_at_the_first_call_that_128k_is_assumed() -> None:
     memory, warned = _caught(ContextMemory.from_defaults)
-    assert memory.config.max_tokens == 128_000
+    assert memory.config.max_tokens == 128_000 and warned == []
+    _, warned = _caught(memory.get)
     assert len(warned) == 1 and "128,000-token window is assumed" in warned[0]
-    assert _caught(ContextMemory)[1] == []  # once per process
+    assert _caught(ContextMemory().get)[1] == []  # once per process
+
+
+def test_the_llm_s_window_is_taken_when_none_is_given_without_a_warning() -> None:
+    from llama_index.core.llms import MockLLM
+
+    memory, warned = _caught(lambda: ContextMemory.from_defaults(llm=MockLLM()))
+    _, more = _caught(memory.get)
+    assert memory.config.max_tokens == MockLLM().metadata.context_window
+    assert warned == more == []

@@ -17,9 +17,10 @@ from llama_index.core.tools import FunctionTool
 from llama_index.core.workflow import Context
 from llamaindex_agents import message_text
 
-from ctxmgr import InMemoryStore, MemoStore, memo_placeholder
+from ctxmgr import AutoContextConfig, InMemoryStore, MemoStore
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.autocontext.reload import render_reloaded
+from ctxmgr.memo import memo_placeholder
 from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, from_llamaindex, to_llamaindex
 from ctxmgr_llamaindex.testing import ScriptedLLM
 
@@ -39,8 +40,9 @@ RECOVERY = ["context_reload", "context_search"]
 
 def test_only_the_recovery_tools_are_offered_unless_switched_on() -> None:
     assert names(ContextMemory.from_defaults(store=InMemoryStore())) == RECOVERY
-    assert names(ContextMemory.from_defaults(store=InMemoryStore(), message_archiving=True,
-                                             memo=True)) == [
+    assert names(ContextMemory.from_defaults(store=InMemoryStore(),
+                                             config=AutoContextConfig(message_archiving=True,
+                                                                      memo=True))) == [
         *RECOVERY, "message_archiving", "memo"]
 
 
@@ -51,12 +53,12 @@ def test_the_switches_follow_the_environment_and_dot_env(
     Path(".env").write_text("CTXMGR_MESSAGE_ARCHIVING=yes\n")
     assert names(ContextMemory.from_defaults(store=InMemoryStore())) == [
         *RECOVERY, "message_archiving", "memo"]
-    assert names(ContextMemory.from_defaults(store=InMemoryStore(), memo=False,
-                                             message_archiving="0")) == RECOVERY
+    off = AutoContextConfig(memo=False, message_archiving=False)  # code wins
+    assert names(ContextMemory.from_defaults(store=InMemoryStore(), config=off)) == RECOVERY
 
 
 def test_the_switches_survive_the_memory_s_dict(monkeypatch: pytest.MonkeyPatch) -> None:
-    memory = ContextMemory.from_defaults(store=InMemoryStore(), memo=True)
+    memory = ContextMemory.from_defaults(store=InMemoryStore(), config=AutoContextConfig(memo=True))
     monkeypatch.setenv("CTXMGR_MEMO", "false")
     assert names(ContextMemory.from_dict(memory.to_dict())) == [*RECOVERY, "memo"]
 
@@ -102,8 +104,9 @@ def test_following_the_reload_pages_in_a_run_gives_back_the_whole_range() -> Non
 
 def test_context_search_in_a_run_finds_one_line_and_searches_the_memos_too(
         ) -> None:
-    memory = ContextMemory.from_defaults(max_tokens=16_000, store=InMemoryStore(), memo=True,
-                                         message_archiving=True)
+    memory = ContextMemory.from_defaults(max_tokens=16_000, store=InMemoryStore(),
+                                         config=AutoContextConfig(memo=True,
+                                                                  message_archiving=True))
     history = [user("read the logs", id="u0")]
     for k in range(8):
         history += group(f"c{k}", 8000, head=f"build {k} finished with code {k * 7}")
@@ -161,7 +164,8 @@ def read_logs() -> str:
 
 
 def test_an_archived_result_is_a_placeholder_in_the_next_prompts_and_kept_whole() -> None:
-    memory = ContextMemory.from_defaults(store=InMemoryStore(), message_archiving=True)
+    memory = ContextMemory.from_defaults(store=InMemoryStore(),
+                                         config=AutoContextConfig(message_archiving=True))
     answers = [calls("read_logs", {}, "c1"),
                calls("message_archiving", {"action": "archive", "tool_use_ids": ["c1"],
                                            "summary": "300 log lines, no error"}, "c2"),
@@ -176,8 +180,8 @@ def test_an_archived_result_is_a_placeholder_in_the_next_prompts_and_kept_whole(
 
 def test_a_memo_write_leaves_only_its_placeholder_in_the_history() -> None:
     kv = SimpleKVStore()
-    memory = ContextMemory.from_defaults(store=kv, memo=True, session_id="memo-run",
-                                         project="p")
+    memory = ContextMemory.from_defaults(store=kv, session_id="memo-run",
+                                         config=AutoContextConfig(memo=True, project="p"))
     plan = "1. reproduce\n2. fix the parser\n" + "details " * 200
     answers = [calls("memo", {"action": "write", "key": "plan", "summary": "the plan",
                               "content": plan}, "m1"), "noted"]

@@ -38,17 +38,11 @@ from planted import (
 )
 from planted.phrasings import SUBJECTS, TEMPLATES, UPDATABLE, UPDATES
 
-from ctxmgr import (
-    Message,
-    ToolResultBlock,
-    ToolUseBlock,
-    message_to_dict,
-    text_message,
-    validate_pairing,
-)
+from ctxmgr import Message, ToolResultBlock, ToolUseBlock, validate_pairing
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.marker import OFFLOAD_TAG_RE
 from ctxmgr.autocontext.standing import USER_NOTE_HEADER
+from ctxmgr.messages import message_to_dict, text_message
 from ctxmgr.replay.fidelity import visible_text
 from ctxmgr.tokens import default_counter
 

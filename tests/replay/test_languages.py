@@ -39,9 +39,10 @@ from planted.polyglot import (
     generate_polyglot_session,
     generate_polyglot_sessions,
 )
-from planted.polyglot_protocol import Survival, Tally, target_checks, run_polyglot
+from planted.polyglot_protocol import Survival, Tally, run_polyglot, target_checks
 
-from ctxmgr import Message, message_to_dict, text_message, validate_pairing
+from ctxmgr import Message, validate_pairing
+from ctxmgr.messages import message_to_dict, text_message
 from ctxmgr.replay.fidelity import visible_text
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_languages.py"
@@ -402,4 +403,4 @@ def test_a_small_run_prints_writes_json_and_its_section(
     assert {t["what"] for t in data["targets"]} >= {"zh / English", "outside overall"}
     text = results.read_text(encoding="utf-8")
     assert "<!-- other -->\nkept\n<!-- /other -->" in text
-    assert "<!-- bench_languages -->" in text and "Issue 41 targets" in text
+    assert "<!-- bench_languages -->" in text and "### Targets" in text

@@ -20,8 +20,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from recorded_conversation import conversation, prompt_tokens, within_one_percent
 from traced_runs import GenAISpans, RecordingClient, tracer_and_exporter, write_otlp_json
 
-from ctxmgr import AutoContextConfig, InvalidMessageError
+from ctxmgr import AutoContextConfig
 from ctxmgr.cli import main
+from ctxmgr.errors import InvalidMessageError
 from ctxmgr.replay import load_trajectories
 from ctxmgr.replay.sources import ModelCall, detect_format, merge_calls
 from ctxmgr_langgraph import ContextMiddleware

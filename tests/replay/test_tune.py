@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from recorded_conversation import conversation_file
 
-from ctxmgr import AutoContextConfig
+from ctxmgr import AutoContextConfig, Tuning
 from ctxmgr.cli import main
 from ctxmgr.replay.frontier import FrontierRow, mark_frontier
 from ctxmgr.replay.tune import config_python, recommend
@@ -65,11 +65,13 @@ def test_the_recommendation_is_printed_as_python_and_as_the_variables_adapters_r
     assert "| 3,000 | **ctxmgr defaults** |" in text and "ctxmgr trigger 0.9" in text
     assert "| 3,000 | langchain_context_editing |" in text  # the peer, on the same axes
     assert data["python"] in text and data["recommended"] in text
-    config = eval(data["python"], {"AutoContextConfig": AutoContextConfig})  # noqa: S307
+    config = eval(data["python"], {"AutoContextConfig": AutoContextConfig,  # noqa: S307
+                                   "Tuning": Tuning})
     assert config.max_tokens == 3000
     for name, value in data["environment"].items():
         assert f"    {name}={value}\n" in text
-    assert config_from_env(environ=data["environment"], use_dotenv=False) == config
+    here = {"CTXMGR_HOME": str(config.home)}  # a path of this machine is not printed
+    assert config_from_env(environ={**data["environment"], **here}, use_dotenv=False) == config
     chosen = next(r for r in data["rows"] if r["policy"] == data["recommended"])
     assert chosen["over_budget_calls"] == chosen["task_lost"] == 0
 

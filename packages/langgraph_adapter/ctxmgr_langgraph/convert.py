@@ -35,21 +35,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ctxmgr import (
-    ContentBlock,
-    InvalidMessageError,
-    Message,
-    OpaqueBlock,
-    Role,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-)
-from ctxmgr.convert import StableIds
-from ctxmgr.messages import thaw
+from ctxmgr import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.session import ModelInfo
+from ctxmgr.session.kit import ContentBlock, InvalidMessageError, Role, StableIds, thaw
 
 try:
     from langchain_core import messages as lc_messages
+    from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import (
         AIMessage,
         BaseMessage,
@@ -63,7 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_langgraph needs LangChain: pip install ".[langgraph]"') from exc
 
-__all__ = ["from_langchain", "to_langchain"]
+__all__ = ["from_langchain", "model_info", "to_langchain"]
 
 _FORMAT = "langchain"
 _STASH = "ctxmgr"
@@ -469,3 +461,18 @@ def _group_out(m: Message) -> list[BaseMessage]:
         out.append(_build(one, stash, has_result=is_result,
                           message_id=m.id if k == 0 else f"{m.id}#{k}"))
     return out
+
+
+def model_info(model: Any) -> ModelInfo:
+    """What a LangChain chat model says of itself: its input window (``profile``'s
+    ``max_input_tokens``) and its name (which picks the tokenizer); ``None`` for what it
+    does not say. A model wrapped by ``bind_tools`` is read through the binding."""
+    bound = getattr(model, "bound", None)
+    if bound is not None and not isinstance(model, BaseChatModel):
+        model = bound
+    profile = getattr(model, "profile", None)
+    window = profile.get("max_input_tokens") if isinstance(profile, Mapping) else None
+    name = next((value for value in (getattr(model, attr, None)
+                                     for attr in ("model_name", "model", "model_id"))
+                 if isinstance(value, str) and value), None)
+    return ModelInfo(window=window, name=name)

@@ -23,15 +23,12 @@ from ctxmgr import (
     CompressionEvent,
     FileStore,
     Message,
-    Settings,
-    delete_session,
+    default_counter,
     validate_pairing,
 )
-from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.demo import DemoReport, bundled_trajectory
-from ctxmgr.messages import message_to_dict
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr.tokens import default_counter
+from ctxmgr.session.kit import delete_session, find_offload_ids, home, message_to_dict
 from ctxmgr_langgraph.convert import from_langchain
 from ctxmgr_langgraph.middleware import ContextMiddleware
 from ctxmgr_langgraph.testing import RecordedRun
@@ -123,10 +120,10 @@ def run_agent_demo(*, budget: int = 16_000, trajectory: Trajectory | None = None
     store = InMemoryStore()
     # the offloads go to files, where `ctxmgr reload ID --project ctxmgr-demo` finds them;
     # the last run's are removed first, so demos never pile up
-    files = FileStore(Settings.resolve().home)
+    files = FileStore(home())
     delete_session(files, project=DEMO_PROJECT, session=DEMO_THREAD)
-    middleware = ContextMiddleware(AutoContextConfig(max_tokens=budget), on_event=on_event,
-                                   project=DEMO_PROJECT, store=files)
+    middleware = ContextMiddleware(AutoContextConfig(max_tokens=budget, project=DEMO_PROJECT),
+                                   on_event=on_event, store=files)
     agent = create_agent(model, run.tools(), system_prompt=run.system_prompt,
                          middleware=[middleware], checkpointer=InMemorySaver(), store=store)
     config: RunnableConfig = {"configurable": {"thread_id": DEMO_THREAD},

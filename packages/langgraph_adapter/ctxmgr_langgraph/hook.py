@@ -5,7 +5,7 @@ Example::
     from langgraph.prebuilt import create_react_agent
     from ctxmgr_langgraph import ContextAgentState, ContextHook
 
-    hook = ContextHook(AutoContextConfig(max_tokens=32_000), system_prompt=PROMPT, tools=tools)
+    hook = ContextHook(max_tokens=32_000, system_prompt=PROMPT, tools=tools)
     agent = create_react_agent(model, [*tools, *hook.tools], prompt=PROMPT,
                                pre_model_hook=hook, state_schema=ContextAgentState)
 
@@ -68,6 +68,9 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
             other options.
         system_prompt: the system prompt the model is sent (counted in the budget).
         tools: the agent's own tools (their schemas are counted in the budget).
+        model: the chat model the agent calls: without a window in ``max_tokens`` or
+            the config, its profile's ``max_input_tokens`` is the window, and its name
+            picks the tokenizer (the hook cannot see the model otherwise).
     """
 
     def __init__(
@@ -79,7 +82,7 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
         name: str = "ctxmgr_pre_model_hook",
         **options: Unpack[SessionOptions],
     ) -> None:
-        self.sessions = GraphSessions(config, **options)
+        self.sessions = GraphSessions(config, owner=type(self).__name__, **options)
         self.tools = context_tools(self.sessions)
         self.overhead = self.sessions.overhead(system_prompt, [*tools, *self.tools])
         """Tokens of the system prompt and every tool schema."""
@@ -98,7 +101,8 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
             runtime: Any = get_runtime()
         except (RuntimeError, KeyError):  # called outside a graph
             runtime = None
-        learned = self.sessions.usage(context, self.sessions.last_answer(messages))
+        learned = self.sessions.usage(context,
+                                      self.sessions.answer_to_last_call(context, messages))
         if learned:
             context = merge_context_state(context, learned)
         return messages, context, learned, {
@@ -116,7 +120,11 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
 
     @staticmethod
     def _update(call: PreparedCall, learned: dict[str, Any]) -> dict[str, Any]:
-        update = call.update({**learned, "sent_tokens": call.turn.sent_tokens})
+        # the answer comes after the hook returns: what it sent, and after which message,
+        # waits in the state for the next call (see GraphSessions.answer_to_last_call)
+        last = call.turn.messages[-1].id if call.turn.messages else None
+        update = call.update({**learned, "sent_tokens": call.turn.sent_tokens,
+                              "sent_after": last})
         update["llm_input_messages"] = call.prompt
         return update
 

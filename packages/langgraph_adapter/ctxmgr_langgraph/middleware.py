@@ -8,7 +8,7 @@ Example::
 
     agent = create_agent(model, tools, system_prompt=PROMPT,
                          middleware=[*other_middleware,
-                                     ContextMiddleware(AutoContextConfig(max_tokens=128_000))])
+                                     ContextMiddleware(max_tokens=128_000)])
 
 Before every model call (``wrap_model_call`` and its async twin) the history is
 compressed when it is over budget, counting the system prompt, the tool schemas
@@ -96,35 +96,31 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
     Example::
 
         ContextMiddleware(max_tokens=200_000)            # the model's context window
-        ContextMiddleware(AutoContextConfig(max_tokens=200_000, token_ratio=0.7))
+        ContextMiddleware(AutoContextConfig(max_tokens=200_000, token_ratio=0.7, memo=True))
 
     Args:
-        config: window, trigger and strategies (``AutoContextConfig``).
-        max_tokens: the model's context window (overrides the config's). Without it or a
-            config, a 128,000-token window is assumed and a warning says so, once.
+        config: every setting (``AutoContextConfig``: the window, when and how far to
+            compress, the tools offered, calibration, the project...). Each field left
+            out is read from ``CTXMGR_<FIELD>`` (environment, then ``.env``).
+        max_tokens: the model's context window (overrides the config's). Without either,
+            the window is read from the chat model's profile (``max_input_tokens``) at
+            the first call, else 128,000 tokens are assumed and a warning says so, once.
         summarizer: a LangChain chat model, an object with ``summarize`` /
-            ``asummarize``, ``"extractive"`` (default: deterministic, no LLM) or
-            ``None`` (only the strategies that need no summary).
-        counter: token counter; default exact tiktoken.
+            ``asummarize``, or ``None`` (only the strategies that need no summary); left
+            out, the deterministic extractive summarizer (no LLM).
         store: where offloads and memos go: a ctxmgr ``Store`` or a LangGraph
             ``BaseStore``. Default: the graph's own store when it was compiled
             with one, else in memory while the run's checkpointer keeps its history
             in memory (``InMemorySaver``, or none), else files under ``CTXMGR_HOME``
             (``~/.ctxmgr``). :meth:`delete_thread` removes a thread's.
-        project: namespace above the sessions (default: from the working directory).
-        session: one fixed session for every thread (default: the thread id).
-        message_archiving, memo: offer the archiving / memo tool; ``None`` reads
-            ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` from the environment or
-            ``.env`` (off when unset).
-        context_reload: offer the ``context_reload`` tool (default on).
-        reserve_output_tokens: room kept for the answer; overrides the config's
-            (``"auto"``: an eighth of ``max_tokens``, at most 4,096).
-        calibrate: scale counts by the model's reported ``usage_metadata`` input
-            tokens, so budgets hold when its tokenizer is not tiktoken's.
-        guidance: tell the model, in a system message, when to archive and to
-            write memos (when those tools are on).
-        max_memos: memos allowed per session (default 50).
+        counter: token counter; left out, exact tiktoken for the chat model's name.
         on_event: called with every ``CompressionEvent``.
+        session: one fixed session for every thread (default: the thread id).
+
+    Raises:
+        ConfigError: a bad setting (the message names it, the rule and the value).
+        TypeError: a setting given as a keyword that lives in the config (the message
+            says how to give it).
     """
 
     state_schema = ContextMiddlewareState
@@ -132,7 +128,7 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
     def __init__(self, config: AutoContextConfig | None = None,
                  **options: Unpack[SessionOptions]) -> None:
         super().__init__()
-        self.sessions = GraphSessions(config, **options)
+        self.sessions = GraphSessions(config, owner="ContextMiddleware", **options)
         self.tools = context_tools(self.sessions)
         self._warned = False
 
@@ -141,6 +137,7 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         return self.sessions.config
 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
+        self.sessions.use_model(request.model)  # its window and tokenizer, if none given
         runtime = request.runtime
         return {
             "session": self.sessions.session_of(None, runtime),
@@ -185,22 +182,30 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         if isinstance(response, AIMessage):
             response = ModelResponse(result=[response])
         answer = next((m for m in reversed(response.result) if isinstance(m, AIMessage)), None)
-        changes = self.sessions.usage(context, answer, call.turn.sent_tokens)
-        if recorder.prompts:
+        where = {"session": arguments["session"], "store": arguments["store"]}
+        received = None
+        unseen: dict[str, Any] = {}
+        if recorder.prompts:  # what the model received, after every middleware inside this
             expected = [*([request.system_message] if request.system_message else []),
                         *call.prompt]
             sent = max(recorder.prompts, key=len)
-            unseen = self.sessions.sent_to_model(
-                call.turn.state, expected=expected, sent=sent, session=arguments["session"],
-                store=arguments["store"])
-            changes.update(unseen)
-            if unseen.get("unseen_overhead") and not self._warned:
-                self._warned = True
-                message = (f"the model received {unseen['unseen_overhead']} tokens more than "
-                           "ContextMiddleware sent: middleware after it in the list adds to "
-                           "the request. They are counted from the next call on; put "
-                           "ContextMiddleware last in create_agent's middleware list")
-                warnings.warn(message, stacklevel=2)
+
+            def received() -> int:
+                return self.sessions.received(call.turn.state, sent, tools=request.tools,
+                                              **where)
+
+            unseen = self.sessions.sent_to_model(call.turn.state, expected=expected,
+                                                 sent=sent, **where)
+        changes = self.sessions.usage(context, answer, call.turn.sent_tokens,
+                                      received=received)
+        changes.update(unseen)
+        if unseen.get("unseen_overhead") and not self._warned:
+            self._warned = True
+            message = (f"the model received {unseen['unseen_overhead']} tokens more than "
+                       "ContextMiddleware sent: middleware after it in the list adds to "
+                       "the request. They are counted from the next call on; put "
+                       "ContextMiddleware last in create_agent's middleware list")
+            warnings.warn(message, stacklevel=2)
         update = call.update(changes)
         if not update:
             return response

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from ctxmgr import Edit
+from ctxmgr.session.kit import Edit
 from ctxmgr_langgraph.history import MessageCache
 
 try:

@@ -20,33 +20,40 @@ in the core. What is left here is translation:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, TypedDict
 
 from ctxmgr import (
     AutoContextConfig,
-    CompressionEvent,
     ConfigError,
     ContextOverflowError,
     FileStore,
     Message,
-    Settings,
     Store,
-    StoreRetry,
     TokenCounter,
 )
-from ctxmgr.autocontext.events import EventCallback
-from ctxmgr.autocontext.processor import ContextProcessor
-from ctxmgr.session import SessionEngine, Turn, session_label
-from ctxmgr.store import delete_session
+from ctxmgr.session import (
+    UNSET,
+    SessionEngine,
+    SessionState,
+    Turn,
+    Unset,
+    choose_store,
+    in_process_store,
+    overflow_events,
+    refuse_moved,
+    session_label,
+)
+from ctxmgr.session.kit import ContextProcessor, EventCallback, delete_session
+from ctxmgr_langgraph.convert import model_info
 from ctxmgr_langgraph.history import MessageCache
 from ctxmgr_langgraph.persist import messages_update, persistable
 from ctxmgr_langgraph.state import CONTEXT_KEY
 from ctxmgr_langgraph.store import (
     LangGraphStore,
-    ephemeral_store,
     resolve_store,
     run_keeps_history_in_memory,
 )
@@ -101,23 +108,17 @@ class PreparedCall:
 
 class SessionOptions(TypedDict, total=False):
     """The keyword options of ``ContextMiddleware``, ``ContextHook`` and ``ContextNode``
-    (defaults and meaning: see :class:`~ctxmgr_langgraph.ContextMiddleware`)."""
+    beside the config (defaults and meaning: see
+    :class:`~ctxmgr_langgraph.ContextMiddleware`). Every other setting is a field of the
+    config (``AutoContextConfig``)."""
 
-    max_tokens: int | None
+    max_tokens: int | Unset
     summarizer: Any
-    counter: TokenCounter | None
+    counter: TokenCounter | Unset
     store: Store | BaseStore | None
-    project: str | None
     session: str | None
-    message_archiving: bool | str | None
-    memo: bool | str | None
-    context_reload: bool
-    reserve_output_tokens: int | Literal["auto"] | None
-    calibrate: bool
-    guidance: bool
-    max_memos: int | None
     on_event: EventCallback | None
-    store_retry: StoreRetry
+    model: Any
 
 
 class ThreadDeletion:
@@ -153,10 +154,19 @@ class GraphSessions:
     See :class:`~ctxmgr_langgraph.ContextMiddleware` for the arguments.
     """
 
-    def __init__(self, config: AutoContextConfig | None = None, *,
-                 summarizer: Any = "extractive", store: Store | BaseStore | None = None,
-                 session: str | None = None, **options: Any) -> None:
-        self.engine = SessionEngine(config, summarizer=_summarizer(summarizer), **options)
+    def __init__(self, config: AutoContextConfig | None = None, *, owner: str,
+                 max_tokens: int | Unset = UNSET, summarizer: Any = UNSET,
+                 counter: TokenCounter | Unset = UNSET, store: Store | BaseStore | None = None,
+                 session: str | None = None, on_event: EventCallback | None = None,
+                 model: Any = None, **moved: Any) -> None:
+        refuse_moved(owner, moved)
+        if config is None:
+            config = AutoContextConfig()
+        if max_tokens is not UNSET and isinstance(config, AutoContextConfig):
+            config = dataclasses.replace(config, max_tokens=max_tokens)  # validated there
+        self.engine = SessionEngine(
+            config, summarizer=_summarizer(summarizer), counter=counter, on_event=on_event,
+            model=model_info(model) if model is not None else None)
         self.cache = MessageCache()
         if isinstance(store, BaseStore):
             store = LangGraphStore(store)
@@ -167,7 +177,7 @@ class GraphSessions:
         self.fixed_session = session_label(session) if session is not None else None
         self._graph_stores: dict[int, tuple[BaseStore | None, Store]] = {}
         self._schemas: dict[int, tuple[Any, Mapping[str, Any]]] = {}
-        self._files: FileStore | None = None  # the default files, once resolved
+        self._files: Store | None = None  # the default files, once resolved
         self._run_default: Store | None = None  # the default store the last run used
         self._lock = threading.Lock()
 
@@ -199,17 +209,19 @@ class GraphSessions:
         return hit[1]
 
     def _default_store(self) -> Store:
-        """The store of a graph without one: in memory or files, as the run's checkpointer
-        keeps its history; outside a run (``processor``), the one the last run used."""
+        """The store of a graph without one, by the core's rule (as long-lived as the
+        history: :func:`~ctxmgr.session.choose_store`): the run's checkpointer says whether
+        the history outlives the process; outside a run (``processor``), the store the
+        last run used."""
         in_memory = run_keeps_history_in_memory()
         with self._lock:
             if in_memory is None and self._run_default is not None:
                 return self._run_default
             if in_memory:
-                chosen = ephemeral_store()
+                chosen = choose_store(None, durable=False, home=self.config.home)
             else:
-                if self._files is None:
-                    self._files = FileStore(Settings.resolve().home)
+                if self._files is None:  # one file store (and its locks) per integration
+                    self._files = choose_store(None, durable=True, home=self.config.home)
                 chosen = self._files
             if in_memory is not None:
                 self._run_default = chosen
@@ -246,7 +258,7 @@ class GraphSessions:
         if isinstance(store, BaseStore):
             store = LangGraphStore(store)
         targets = ([store] if store is not None else [self.store] if self.store is not None
-                   else [FileStore(Settings.resolve().home), ephemeral_store()])
+                   else [FileStore(self.config.home), in_process_store()])
         removed = sum(delete_session(t, project=self.engine.project, session=session)
                       for t in targets)
         self.engine.forget(session)
@@ -307,7 +319,7 @@ class GraphSessions:
             turn = self.engine.prepare(history, context, store=store, session=session,
                                        overhead=overhead, persisted=persisted)
         except ContextOverflowError as exc:
-            dispatch_compressions(_partial_events(exc), run_config, session=session)
+            dispatch_compressions(overflow_events(exc), run_config, session=session)
             raise
         dispatch_compressions(turn.events, run_config, session=session)
         return self._finish(turn, session, state_messages)
@@ -330,7 +342,7 @@ class GraphSessions:
                                                   session=session, overhead=overhead,
                                                   persisted=persisted)
         except ContextOverflowError as exc:
-            await adispatch_compressions(_partial_events(exc), run_config, session=session)
+            await adispatch_compressions(overflow_events(exc), run_config, session=session)
             raise
         await adispatch_compressions(turn.events, run_config, session=session)
         return self._finish(turn, session, state_messages)
@@ -350,15 +362,20 @@ class GraphSessions:
     # -- the model's answer ------------------------------------------------------------
 
     def usage(self, context: Mapping[str, Any] | None, answer: Any,
-              sent_tokens: int | None = None) -> dict[str, Any]:
+              sent_tokens: int | None = None, *,
+              received: Callable[[], int] | None = None) -> dict[str, Any]:
         """The calibration change an answer's ``usage_metadata`` brings ({} if none).
 
         Args:
-            sent_tokens: what the call sent; ``None``: the call was prepared by a hook,
-                which kept it in the state (``{"sent_tokens": ...}``).
+            sent_tokens: what the call sent as ctxmgr prepared it; ``None``: the call was
+                prepared by a hook, which kept it in the state (``{"sent_tokens": ...}``).
+            received: counts what the model received (:meth:`received`), when that is
+                known: the report is calibrated against it, not against ``sent_tokens``.
         """
         if not isinstance(answer, AIMessage) or not answer.usage_metadata:
             return {}
+        if received is not None and self.engine.calibrate:
+            sent_tokens = received()
         return self.engine.usage(context, answer.usage_metadata.get("input_tokens"),
                                  sent_tokens)
 
@@ -370,33 +387,36 @@ class GraphSessions:
                                    sent=self.cache.to_neutral(sent), store=store,
                                    session=session)
 
-    def last_answer(self, messages: Sequence[BaseMessage]) -> AIMessage | None:
-        """The latest model answer, when only tool results came after it."""
-        for m in reversed(messages):
-            if isinstance(m, AIMessage):
-                return m
-            if m.type != "tool":
-                return None
+    def answer_to_last_call(self, context: Mapping[str, Any] | None,
+                            messages: Sequence[BaseMessage]) -> AIMessage | None:
+        """The model's answer to the call a hook prepared last: the first answer after the
+        last message that call was sent with (``sent_after`` in the state), whatever
+        came after it since (tool results, or a user's next turn)."""
+        after = SessionState.from_json(context).sent_after
+        if after is None:
+            return None
+        for i in range(len(messages) - 1, -1, -1):
+            if messages[i].id == after:
+                return next((m for m in messages[i + 1:] if isinstance(m, AIMessage)), None)
         return None
+
+    def use_model(self, model: Any) -> None:
+        """Read the window and tokenizer from the chat model a request goes to, where the
+        user gave none (the engine keeps the first)."""
+        self.engine.use_model(model_info(model))
+
+    def received(self, context: Mapping[str, Any] | None, sent: Sequence[BaseMessage], *,
+                 tools: Iterable[Any], session: str, store: Store) -> int:
+        """What a request the model received counts (its messages, recorded at the model,
+        and its tools' schemas): what the model's usage report is calibrated against."""
+        return self.engine.received_tokens(self.cache.to_neutral(sent), context, store=store,
+                                           session=session, overhead=self.overhead(None, tools))
 
 
 def _summarizer(value: Any) -> Any:
-    if value == "extractive":
-        from ctxmgr import ExtractiveSummarizer
-
-        return ExtractiveSummarizer()
-    if isinstance(value, BaseChatModel):
-        return LangChainSummarizer(value)
-    if value is None or hasattr(value, "summarize") or hasattr(value, "asummarize"):
-        return value
-    raise ConfigError("summarizer must be a LangChain chat model, an object with summarize / "
-                      f"asummarize, 'extractive' or None, got {value!r}")
-
-
-def _partial_events(exc: ContextOverflowError) -> list[CompressionEvent]:
-    """The compressions made before the prompt was found not to fit (they are kept)."""
-    events = getattr(exc.partial, "events", None)
-    return list(events) if isinstance(events, list) else []
+    """A LangChain chat model as a summarizer; anything else as given (the core's rule,
+    :func:`~ctxmgr.session.choose_summarizer`, takes it from there)."""
+    return LangChainSummarizer(value) if isinstance(value, BaseChatModel) else value
 
 
 def _ids(messages: Sequence[BaseMessage] | None) -> set[str] | None:

@@ -49,12 +49,21 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
-from ctxmgr import ConfigError, FileStore, InMemoryStore, Namespace, Settings, Store, StoreError
-from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
-from ctxmgr.store import AdvisoryLock, FileLocks
-from ctxmgr.store.advisory_lock import check_lock_timeout
-from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
-from ctxmgr.store.shared_lock import SharedLockChoice
+from ctxmgr import ConfigError, Store
+from ctxmgr.session import choose_store, in_process_store
+from ctxmgr.session.kit import (
+    BLOB_SHAPE,
+    MEMO_WRITES_WITHOUT_SHARED_LOCK,
+    AdvisoryLock,
+    FileLocks,
+    Namespace,
+    SharedLockChoice,
+    StoreError,
+    blob_from_json,
+    blob_to_json,
+    check_lock_timeout,
+    home,
+)
 
 try:
     from langgraph.checkpoint.memory import InMemorySaver
@@ -491,20 +500,18 @@ def resolve_store(runtime_store: BaseStore | Store | None, fallback: Store | Non
         return LangGraphStore(runtime_store, prefix=prefix)
     if fallback is not None:
         return fallback
-    if run_keeps_history_in_memory():
-        return ephemeral_store()
-    return FileStore(Settings.resolve().home)
+    return choose_store(None, durable=not run_keeps_history_in_memory(), home=home())
 
 
-_EPHEMERAL = InMemoryStore()
 _CHECKPOINTER_KEY = "__pregel_checkpointer"
 
 
 def ephemeral_store() -> Store:
     """The in-memory store of this process for graphs whose history is in memory too
     (``InMemorySaver`` or no checkpointer) and that have no store of their own: it goes
-    with the process, as their history does (``delete_thread`` empties a thread of it)."""
-    return _EPHEMERAL
+    with the process, as their history does (``delete_thread`` empties a thread of it):
+    the core's :func:`~ctxmgr.session.in_process_store`."""
+    return in_process_store()
 
 
 def run_keeps_history_in_memory() -> bool | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ctxmgr import Message, render_transcript
+from ctxmgr import Message
+from ctxmgr.session import summary_prompt
 
 try:
     from langchain_core.language_models import BaseChatModel
@@ -20,11 +21,9 @@ __all__ = ["LangChainSummarizer", "summarizer_from_spec"]
 class LangChainSummarizer:
     """Summarize with a LangChain chat model (sync ``invoke`` and async ``ainvoke``).
 
-    The instruction goes in a system message and the messages, rendered as a
-    plain transcript, in one human message: any chat model can read that,
-    whatever its tool-calling support. Neither is ever empty (some providers
-    refuse empty messages): no instruction means no system message, and an
-    empty transcript reads "(no messages)".
+    It is asked as every adapter asks its model (:func:`ctxmgr.session.summary_prompt`):
+    the instruction in a system message (none when blank) and the messages as a plain
+    transcript in one human message (``"(no messages)"`` when empty).
     """
 
     can_quote = True
@@ -35,8 +34,9 @@ class LangChainSummarizer:
         self.model = model
 
     def _prompt(self, messages: Sequence[Message], instruction: str) -> list[Any]:
-        prompt: list[Any] = [SystemMessage(content=instruction)] if instruction.strip() else []
-        prompt.append(HumanMessage(content=render_transcript(messages) or "(no messages)"))
+        system, transcript = summary_prompt(messages, instruction)
+        prompt: list[Any] = [SystemMessage(content=system)] if system is not None else []
+        prompt.append(HumanMessage(content=transcript))
         return prompt
 
     def summarize(self, messages: Sequence[Message], instruction: str) -> str:

@@ -96,7 +96,8 @@ class ScriptedChatModel(GenericFakeChatModel):
         counter: TokenCounter = self.usage_counter
         neutral = from_langchain([m if m.id else m.model_copy(update={"id": f"p{i}"})
                                   for i, m in enumerate(prompt)])
-        tools = sum(counter.count_text(json.dumps(convert_to_openai_tool(t), default=str))
+        tools = sum(counter.count_text(json.dumps(convert_to_openai_tool(t), sort_keys=True,
+                                                  ensure_ascii=False, default=str))
                     for t in self.bound_tools)
         return round((counter.count_messages(neutral) + tools) * self.usage_ratio)
 

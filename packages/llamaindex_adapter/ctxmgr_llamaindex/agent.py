@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ctxmgr import ConfigError, TokenCounter
-from ctxmgr.session import OverheadCounter
+from ctxmgr import ConfigError
 from ctxmgr_llamaindex.memory import ContextMemory
+from ctxmgr_llamaindex.tools import bound_memory
 
 try:
     from llama_index.core.agent.react.types import BaseReasoningStep, ObservationReasoningStep
@@ -40,12 +40,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
 __all__ = ["CompressedObservationStep", "CompressedThoughtStep", "ContextFunctionAgent",
-           "ContextReActAgent", "context_memory_of", "tool_tokens"]
-
-
-def tool_tokens(tools: Sequence[AsyncBaseTool], counter: TokenCounter) -> int:
-    """Prompt tokens of the tools' schemas, as an OpenAI-style request carries them."""
-    return OverheadCounter(counter).total(tools=[t.metadata.to_openai_tool() for t in tools])
+           "ContextReActAgent", "context_memory_of"]
 
 
 class _AgentRun:
@@ -56,6 +51,10 @@ class _AgentRun:
         await super()._init_context(ctx, ev)  # type: ignore[misc]
         memory = await ctx.store.get("memory", default=None)
         if isinstance(memory, ContextMemory):
+            given = ev.get("memory", default=None)
+            if isinstance(given, ContextMemory):
+                memory.adopt(given)  # ctx held a copy rebuilt from its dict
+            _adopt_from_tools(memory, self)
             memory.start_agent_run()
 
     async def finalize(self, ctx: Context, output: AgentOutput, memory: BaseMemory
@@ -67,13 +66,26 @@ class _AgentRun:
                 memory.end_agent_run()
 
 
-def context_memory_of(memory: BaseMemory, agent: str) -> ContextMemory:
-    """``memory`` if it is a :class:`ContextMemory`, else a ``TypeError`` saying how to
-    pass one (the workflow makes a ``ChatMemoryBuffer`` when ``run`` gets no memory)."""
+def _adopt_from_tools(memory: ContextMemory, agent: Any) -> None:
+    """Hand ``memory`` (a copy rebuilt from its dict, if it is one) the parts of the memory
+    whose tools ``agent`` carries: that memory is its original."""
+    for tool in getattr(agent, "tools", None) or ():
+        original = bound_memory(tool)
+        if isinstance(original, ContextMemory):
+            memory.adopt(original)
+            return
+
+
+def context_memory_of(memory: BaseMemory, agent: Any) -> ContextMemory:
+    """``memory`` if it is a :class:`ContextMemory` (with the parts of the original whose
+    tools ``agent`` carries, when it is a copy rebuilt from its dict), else a
+    ``TypeError`` saying how to pass one (the workflow makes a ``ChatMemoryBuffer`` when
+    ``run`` gets no memory)."""
     if isinstance(memory, ContextMemory):
+        _adopt_from_tools(memory, agent)
         return memory
     raise TypeError(
-        f"{agent} compresses a ContextMemory, but the run's memory is a "
+        f"{type(agent).__name__} compresses a ContextMemory, but the run's memory is a "
         f"{type(memory).__name__}; pass one: agent.run(..., memory=ContextMemory."
         "from_defaults(max_tokens=...))")
 
@@ -98,11 +110,11 @@ class ContextFunctionAgent(_AgentRun, FunctionAgent):
         it is given the whole prompt as its input and an empty scratchpad, and the
         compressed scratchpad (archived results whole) is put back with the answer after.
         """
-        context_memory = context_memory_of(memory, type(self).__name__)
+        context_memory = context_memory_of(memory, self)
         context_memory.start_agent_run()  # an AgentWorkflow starts no run of this agent
         scratchpad: list[ChatMessage] = await ctx.store.get(self.scratchpad_key, default=[])
         plan = await context_memory.aprepare_step(
-            llm_input, scratchpad, overhead_tokens=tool_tokens(tools, context_memory.counter))
+            llm_input, scratchpad, overhead_tokens=context_memory.tool_overhead(tools))
         await ctx.store.set(self.scratchpad_key, [])
         try:
             output = await super().take_step(ctx, plan.prompt, tools, memory)
@@ -155,7 +167,7 @@ class ContextReActAgent(_AgentRun, ReActAgent):
         when a system one, it folds into its header) and the steps in ``ctx``: it is given
         the compressed memory part and steps, so it formats the prompt ctxmgr built.
         """
-        context_memory = context_memory_of(memory, type(self).__name__)
+        context_memory = context_memory_of(memory, self)
         context_memory.start_agent_run()
         if self.formatter.observation_role != MessageRole.USER:
             raise ConfigError(f"{type(self).__name__} needs observations shown as user "

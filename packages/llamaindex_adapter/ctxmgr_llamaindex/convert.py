@@ -38,19 +38,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ctxmgr import (
-    ContentBlock,
-    InvalidMessageError,
-    Message,
-    OpaqueBlock,
-    Role,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    to_openai,
-)
-from ctxmgr.convert import StableIds
-from ctxmgr.messages import thaw
+from ctxmgr import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, to_openai
+from ctxmgr.session import ModelInfo
+from ctxmgr.session.kit import ContentBlock, InvalidMessageError, Role, StableIds, thaw
 
 try:
     from llama_index.core.base.llms.types import (
@@ -66,7 +56,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
-__all__ = ["LlamaIndexConverter", "from_llamaindex", "to_llamaindex"]
+__all__ = ["LlamaIndexConverter", "from_llamaindex", "model_info", "to_llamaindex"]
 
 _FORMAT = "llamaindex"
 _ROLE_OUT = {"system": MessageRole.SYSTEM, "user": MessageRole.USER,
@@ -357,3 +347,11 @@ def _legacy_calls(calls: Any) -> list[ToolUseBlock]:
         out.append(_tool_use(call.get("id"), str(fn.get("name", "")),
                              fn.get("arguments", ""), legacy=True))
     return out
+
+
+def model_info(llm: Any) -> ModelInfo:
+    """What a LlamaIndex LLM says of itself: its window (``metadata.context_window``) and
+    its name (``metadata.model_name``, which picks the tokenizer)."""
+    metadata = getattr(llm, "metadata", None)
+    return ModelInfo(window=getattr(metadata, "context_window", None),
+                     name=getattr(metadata, "model_name", None))

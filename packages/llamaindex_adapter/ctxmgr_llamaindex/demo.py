@@ -26,9 +26,9 @@ from ctxmgr import (
     validate_pairing,
 )
 from ctxmgr.demo import DemoReport, bundled_trajectory
-from ctxmgr.messages import thaw
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_llamaindex.agent import ContextFunctionAgent, tool_tokens
+from ctxmgr.session.kit import thaw
+from ctxmgr_llamaindex.agent import ContextFunctionAgent
 from ctxmgr_llamaindex.convert import from_llamaindex
 from ctxmgr_llamaindex.memory import ContextMemory
 from ctxmgr_llamaindex.testing import RecordedRun
@@ -81,10 +81,10 @@ def run_llamaindex_demo(*, budget: int = 16_000, trajectory: Trajectory | None =
         k = len(report.managed)
         sent = from_llamaindex(prompt)
         report.managed.append(memory.counter.count_messages(sent)
-                              + tool_tokens(tools, memory.counter))
+                              + memory.tool_overhead(tools))
         end = calls[k] if k < len(calls) else len(messages)
         report.baseline.append(memory.counter.count_messages(messages[:end])
-                               + tool_tokens(tools, memory.counter))
+                               + memory.tool_overhead(tools))
         report.pairing_violations += len(validate_pairing(sent))
         applied = [e for e in events if e.status == "applied"]
         events.clear()

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
-from ctxmgr import Edit, Message
+from ctxmgr import Message
+from ctxmgr.session.kit import Edit
 from ctxmgr_llamaindex.convert import LlamaIndexConverter
 
 try:

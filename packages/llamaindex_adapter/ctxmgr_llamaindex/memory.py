@@ -9,11 +9,13 @@ private attribute comes back empty). Every decision is the core
 the view and the state in the memory's fields, and finds the runtime parts again.
 
 What cannot be serialised (the store, the summarizer, the token counter, the
-event callback) is remembered per session in this process, for the
-:data:`~ctxmgr.session.DEFAULT_MAX_SESSIONS` sessions used last: a memory rebuilt
-from its dict takes the parts of the memory last built for its session id. The
-default store is a :class:`~ctxmgr.FileStore` under ``CTXMGR_HOME``, rebuilt from
-its path anywhere.
+event callback) belongs to the memory object and to no one else: two memories with
+the same session id never share or override each other's. A memory rebuilt from its
+dict takes the parts given to ``from_dict``, else rebuilds them by the core's rules
+(the default :class:`~ctxmgr.FileStore` under ``CTXMGR_HOME`` from its path, the
+default summarizer, the tokenizer of the model it was built for); a
+:class:`~ctxmgr_llamaindex.ContextFunctionAgent` hands a memory rebuilt inside its
+``Context`` the parts of the memory whose tools it carries (its very original).
 
 One compression per model call: a chat engine or a plain agent calls
 :meth:`ContextMemory.get` before each model call, and that compresses. During a
@@ -31,11 +33,11 @@ compression goes to LlamaIndex's instrumentation as a ``ContextCompressionEvent`
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
-import threading
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -43,33 +45,40 @@ from uuid import uuid4
 from ctxmgr import (
     AutoContextConfig,
     ConfigError,
+    ContextOverflowError,
     FileStore,
-    InvalidMessageError,
-    InvalidStateError,
     Message,
-    Settings,
     Store,
     TokenCounter,
-    default_counter,
+)
+from ctxmgr.session import (
+    UNSET,
+    ModelInfo,
+    SessionEngine,
+    SessionState,
+    Turn,
+    Unset,
+    choose_counter,
+    choose_store,
+    choose_summarizer,
+    choose_window,
+    merge_session_state,
+    overflow_events,
+    refuse_moved,
+    session_label,
+)
+from ctxmgr.session.kit import (
+    ContextProcessor,
+    InvalidMessageError,
+    InvalidStateError,
+    delete_session,
+    home,
     message_from_dict,
     message_to_dict,
     project_dir_name,
     text_message,
 )
-from ctxmgr.autocontext.parts import DEFAULT
-from ctxmgr.autocontext.processor import ContextProcessor
-from ctxmgr.session import (
-    DEFAULT_MAX_SESSIONS,
-    SessionEngine,
-    SessionState,
-    Turn,
-    merge_session_state,
-    session_label,
-    warn_assumed_window,
-)
-from ctxmgr.settings import config_from_env
-from ctxmgr.store import DEFAULT_STORE_RETRY, StoreRetry, delete_session
-from ctxmgr_llamaindex.convert import to_llamaindex
+from ctxmgr_llamaindex.convert import model_info, to_llamaindex
 from ctxmgr_llamaindex.history import admit, persist
 from ctxmgr_llamaindex.observer import Served, serving
 from ctxmgr_llamaindex.tracing import adispatch_compressions, dispatch_compressions
@@ -105,11 +114,13 @@ PLAIN_AGENT_WARNING = (
 class _Parts:
     """The parts of a memory that cannot be serialised."""
 
-    store: Store
+    store: Store | None
+    """``None``: the memory was rebuilt from a dict whose store cannot be rebuilt."""
     summarizer: object | None
-    counter: TokenCounter
+    counter: TokenCounter | Unset
     on_event: Any
-    store_retry: StoreRetry = DEFAULT_STORE_RETRY
+    given: bool = True
+    """The parts were given in code (``False``: rebuilt from a dict, by the defaults)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -130,20 +141,8 @@ class _Runtime:
     served: tuple[list[ChatMessage], list[Message]] = field(default=([], []))
     """The prompt ``get`` last served, as sent and as ctxmgr's messages."""
     warned: bool = False
-
-
-def _retry(value: StoreRetry | None) -> StoreRetry:
-    if value is None:
-        return DEFAULT_STORE_RETRY
-    if not isinstance(value, StoreRetry):
-        raise ConfigError(f"store_retry must be a StoreRetry, got {value!r:.80}")
-    return value
-
-
-_PARTS: dict[tuple[str, str], _Parts] = {}
-"""The parts each session was last built with in this process (a memory rebuilt from its
-dict finds them here), for the sessions used last."""
-_PARTS_LOCK = threading.Lock()
+    schemas: dict[int, tuple[Any, dict[str, Any]]] = field(default_factory=dict)
+    """Each tool's OpenAI schema, made once (by the tool's id; the tool is held)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -172,31 +171,30 @@ class ContextMemory(BaseMemory):
     """
 
     session_id: str = Field(default_factory=lambda: f"llamaindex-{uuid4().hex[:12]}")
-    """Names this conversation: the offload and memo namespace, and the key its
-    runtime parts (store, summarizer) are found under when rebuilt from its dict."""
-    project: str = Field(default_factory=project_dir_name)
-    """The project namespace in the store (default: derived from the working directory)."""
+    """Names this conversation: its offload and memo namespace in the store."""
     config_fields: dict[str, Any] = Field(default_factory=dict)
-    """:class:`~ctxmgr.AutoContextConfig` fields that differ from the defaults (the
-    config itself is :attr:`config`)."""
+    """The settings it was built with (:meth:`ctxmgr.AutoContextConfig.to_json`, complete:
+    rebuilt from this dict anywhere, it has the same settings whatever the environment
+    says there); the config itself is :attr:`config`."""
     overhead_tokens: int = 0
     """Prompt tokens a chat engine sends beside the memory, a floor until ctxmgr has
     measured them at the model (it does after the first call; an agent's it counts)."""
-    message_archiving: bool = False
-    """Offer the message-archiving tool in :meth:`as_tools`."""
-    memo: bool = False
-    """Offer the memo tool in :meth:`as_tools`."""
-    calibrate: bool = True
-    """Scale counts by the input tokens the model reports, so budgets hold in its own
-    tokens (see :mod:`ctxmgr.session.calibration`)."""
-    store_path: str | None = Field(default_factory=lambda: str(Settings.resolve().home))
+    model_window: int | None = None
+    """The window of the llm the memory was built for (the window when none is given)."""
+    model_name: str | None = None
+    """The name of that llm (it picks the tokenizer when no counter is given)."""
+    agent_steps: bool = False
+    """A ContextFunctionAgent or ContextReActAgent prepares this memory's model calls (set
+    at its first step): a copy rebuilt from this dict leaves compressing to that agent,
+    which hands it the parts of the memory whose tools it carries."""
+    store_path: str | None = Field(default_factory=lambda: str(home()))
     """The folder of the default :class:`~ctxmgr.FileStore` (``CTXMGR_HOME``); ``None``
     when another store was given, which cannot be rebuilt from this dict. A memory
     rebuilt from its dict in another process uses it only when it is ``CTXMGR_HOME`` or a
     folder inside it (else :class:`~ctxmgr.ConfigError`)."""
     messages: list[dict[str, Any]] = Field(default_factory=list)
-    """The working view, as :func:`~ctxmgr.message_to_dict` dicts: the conversation
-    with every compression applied."""
+    """The working view, as message dicts (``ctxmgr.messages.message_to_dict``): the
+    conversation with every compression applied."""
     session_state: dict[str, Any] = Field(default_factory=dict)
     """The session state (:class:`~ctxmgr.session.SessionState` as JSON): the
     compression record, the archive, memo elisions, calibration, reload page sizes."""
@@ -212,189 +210,193 @@ class ContextMemory(BaseMemory):
 
     def __init__(self, *, max_tokens: int | None = None,
                  store: Store | BaseKVStore | None = None,
-                 summarizer: object | None = DEFAULT, counter: TokenCounter | None = None,
-                 on_event: Any = None, store_retry: StoreRetry | None = None,
-                 **data: Any) -> None:
+                 summarizer: object | None = UNSET, counter: TokenCounter | Unset = UNSET,
+                 on_event: Any = None, **data: Any) -> None:
         if max_tokens is not None:  # the window, as from_defaults takes it
             fields = data.get("config_fields", data.get("config")) or {}
             data["config_fields"] = {**fields, "max_tokens": max_tokens}
             data.pop("config", None)
         super().__init__(**data)
-        _saved_config(self.config_fields)  # raises ConfigError on a bad field, now
-        if "max_tokens" not in self.config_fields:
-            warn_assumed_window()
+        config = _saved_config(self.config_fields)  # raises ConfigError on a bad setting
+        if "project" not in self.config_fields:  # fixed now: the dict is read elsewhere
+            project = config.project if config.project is not UNSET else project_dir_name()
+            self.config_fields = {**self.config_fields, "project": project}
+        if isinstance(self.overhead_tokens, bool) or self.overhead_tokens < 0:
+            raise ConfigError(f"overhead_tokens must be an int >= 0, "
+                              f"got {self.overhead_tokens!r}")
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._resolve_runtime(store, summarizer, counter, on_event,
-                                                 store_retry)
+            self.runtime = self._build_runtime(store, summarizer, counter, on_event)
 
     @model_validator(mode="before")
     @classmethod
     def _renamed_fields(cls, data: Any) -> Any:
-        """Read dicts saved before the fields were renamed (``config``, ``state``)."""
-        if isinstance(data, Mapping) and "config" in data and "config_fields" not in data:
-            data = {**data, "config_fields": data["config"]}
-            data.pop("config")
+        """Read dicts saved before the fields were renamed (``config``) or moved into the
+        config (``project``, the tool switches, ``calibrate``...)."""
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        if "config" in data and "config_fields" not in data:
+            data["config_fields"] = data.pop("config")
+        moved = {k: data.pop(k) for k in _MOVED_INTO_CONFIG if k in data}
+        if moved:
+            fields = data.get("config_fields")
+            data["config_fields"] = {**moved, **(fields if isinstance(fields, Mapping)
+                                                 else {})}
         return data
-
-    # --- construction -----------------------------------------------------------------
 
     @classmethod
     def class_name(cls) -> str:
         return "CtxmgrContextMemory"
 
     @classmethod
-    def from_defaults(  # type: ignore[override]
+    def from_defaults(
         cls,
         chat_history: list[ChatMessage] | None = None,
         llm: LLM | None = None,
         *,
+        config: AutoContextConfig | None = None,
         max_tokens: int | None = None,
         token_limit: int | None = None,
-        config: AutoContextConfig | None = None,
         session_id: str | None = None,
-        project: str | None = None,
         store: Store | BaseKVStore | None = None,
-        summarizer: object | None = DEFAULT,
-        counter: TokenCounter | None = None,
+        summarizer: object | None = UNSET,
+        counter: TokenCounter | Unset = UNSET,
         on_event: Any = None,
-        message_archiving: bool | str | None = None,
-        memo: bool | str | None = None,
         overhead_tokens: int = 0,
-        reserve_output_tokens: int | None = None,
-        calibrate: bool = True,
-        store_retry: StoreRetry | None = None,
+        **moved: Any,
     ) -> ContextMemory:
         """A memory for one conversation.
 
+        Example::
+
+            ContextMemory.from_defaults(max_tokens=32_000, session_id="ticket-42")
+            ContextMemory.from_defaults(config=AutoContextConfig(max_tokens=32_000, memo=True))
+
         Args:
             chat_history: messages to start from.
-            llm: sizes the window (``context_window``) when neither ``max_tokens`` nor
-                ``config`` does (neither may exceed it), and names the tokenizer;
-                summaries use it only when given as
-                ``summarizer=LlamaIndexSummarizer(llm)``.
-            max_tokens: the model's context window (``token_limit`` is an alias, the
-                name LlamaIndex's memories use).
-            config: every other compression setting (``max_tokens`` overrides its own);
-                default: from the ``CTXMGR_<FIELD>`` environment variables, else the
-                defaults.
+            llm: its window (``context_window``) is the memory's when neither
+                ``max_tokens`` nor ``config`` gives one (neither may exceed it), and its
+                name picks the tokenizer (:mod:`ctxmgr.session.defaults`); summaries use
+                it only when given as ``summarizer=llm``.
+            config: every setting (``AutoContextConfig``: the window, when and how far to
+                compress, the tools offered, calibration, the project...); each field left
+                out is read from ``CTXMGR_<FIELD>`` (environment, then ``.env``).
+            max_tokens: the model's context window (overrides the config's; ``token_limit``
+                is an alias, the name LlamaIndex's memories use).
             session_id: names the conversation (offload and memo namespace); default a
                 fresh id.
-            project: the project namespace; default derived from the working directory.
             store: where originals and memos go: a ctxmgr :class:`~ctxmgr.Store` or any
                 LlamaIndex ``BaseKVStore``; default a :class:`~ctxmgr.FileStore` under
-                ``CTXMGR_HOME`` (or ``~/.ctxmgr``).
-            summarizer: ``summarize`` / ``asummarize`` object; default the deterministic
-                extractive summarizer; ``None`` runs only the strategies needing no LLM.
-            counter: token counter; default exact tiktoken (tool calls counted).
+                the config's ``home`` (``CTXMGR_HOME``, else ``~/.ctxmgr``).
+            summarizer: a LlamaIndex LLM, or a ``summarize`` / ``asummarize`` object; left
+                out, the deterministic extractive summarizer; ``None`` runs only the
+                strategies needing no LLM.
+            counter: token counter; left out, exact tiktoken for the llm's name.
             on_event: called with every :class:`~ctxmgr.CompressionEvent`.
-            message_archiving, memo: offer these tools in :meth:`as_tools`; default
-                ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
             overhead_tokens: prompt tokens a chat engine sends beside the memory, a
                 floor until measured at the model (rarely needed: see the module doc).
-            reserve_output_tokens: room kept for the model's answer (overrides the
-                config's; default 1/8 of the window, at most 4,096).
-            calibrate: scale counts by the input tokens the model reports.
-            store_retry: how a failing store call is tried again while compressing
-                (default three tries, 0.05 s apart and doubling; see
-                :class:`~ctxmgr.StoreRetry`).
 
         Raises:
-            ConfigError: a bad setting or switch value, or a window larger than ``llm``'s.
+            ConfigError: a bad setting, or a window larger than ``llm``'s.
+            TypeError: a setting given as a keyword that lives in the config (the message
+                says how to give it).
         """
-        cfg = config or config_from_env()
+        refuse_moved("ContextMemory.from_defaults", moved)
+        cfg = config if config is not None else AutoContextConfig()
+        if not isinstance(cfg, AutoContextConfig):
+            raise ConfigError(f"config must be an AutoContextConfig, got {cfg!r:.80}")
         window = max_tokens if max_tokens is not None else token_limit
-        if window is None and config is None and llm is not None:
-            window = llm.metadata.context_window
-        if llm is not None and (window or cfg.max_tokens) > llm.metadata.context_window:
-            raise ConfigError(
-                f"max_tokens {window or cfg.max_tokens} is more than the llm's context_window "
-                f"{llm.metadata.context_window}: leave it out to use the llm's window")
         if window is not None:
-            cfg = AutoContextConfig(**{**_config_fields(cfg), "max_tokens": window})
-        if reserve_output_tokens is not None:
-            cfg = AutoContextConfig(**{**_config_fields(cfg),
-                                       "reserve_output_tokens": reserve_output_tokens})
-        if counter is None and llm is not None:
-            counter = default_counter(getattr(llm.metadata, "model_name", None))
-        settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
-        fields = _changed_fields(cfg)
-        if window is not None or config is not None:  # a window chosen, if the default one
-            fields["max_tokens"] = cfg.max_tokens
-        data: dict[str, Any] = {
-            "config_fields": fields, "overhead_tokens": overhead_tokens,
-            "calibrate": calibrate,
-            "message_archiving": settings.message_archiving, "memo": settings.memo}
+            cfg = dataclasses.replace(cfg, max_tokens=window)  # validated there
+        model = model_info(llm) if llm is not None else None
+        if model is not None and model.window is not None:
+            choose_window(cfg.max_tokens, model)  # refuses a window larger than the llm's
+        data: dict[str, Any] = {"config_fields": cfg.to_json(complete=True),
+                                "overhead_tokens": overhead_tokens}
+        if model is not None:
+            data.update(model_window=model.window, model_name=model.name)
         if session_id is not None:
             data["session_id"] = session_id
-        if project is not None:
-            data["project"] = project
         memory = cls(store=store, summarizer=summarizer, counter=counter, on_event=on_event,
-                     store_retry=store_retry, **data)
+                     **data)
         if chat_history:
             memory.set(chat_history)
         return memory
 
-    def _resolve_runtime(self, store: Store | BaseKVStore | None, summarizer: object | None,
-                         counter: TokenCounter | None, on_event: Any,
-                         store_retry: StoreRetry | None = None) -> _Runtime:
-        """The parts given here, else those this session was built with in this process,
-        else the defaults; remembered for the next memory rebuilt for this session."""
-        key = (self.project, self.session_id)
-        with _PARTS_LOCK:
-            known = _PARTS.get(key)
-            if isinstance(store, BaseKVStore):
-                from ctxmgr_llamaindex.store import LlamaIndexKVStore
+    def _build_runtime(self, store: Store | BaseKVStore | None, summarizer: object | None,
+                       counter: TokenCounter | Unset, on_event: Any) -> _Runtime:
+        """This memory's own parts: those given here, else the defaults rebuilt from its
+        fields (see the module doc); never another memory's."""
+        if isinstance(store, BaseKVStore):
+            from ctxmgr_llamaindex.store import LlamaIndexKVStore
 
-                store = LlamaIndexKVStore(store)
-            if store is not None:
-                self.store_path = str(store.root) if isinstance(store, FileStore) else None
-            elif known is not None:
-                store = known.store
-            elif self.store_path is not None:
-                store = FileStore(_inside_home(self.store_path))
-            else:
-                raise ConfigError(
-                    f"ContextMemory session {self.session_id!r} was saved with a store that "
-                    "cannot be rebuilt from its dict; in this process, first build "
-                    "ContextMemory.from_defaults(session_id=..., store=<that store>) (or "
-                    "pass store= here)")
-            if summarizer is DEFAULT and known is not None:
-                summarizer = known.summarizer
-            parts = _Parts(
-                store=store, summarizer=summarizer,
-                counter=counter or (known.counter if known is not None else default_counter()),
-                on_event=on_event if on_event is not None or known is None else known.on_event,
-                store_retry=_retry(store_retry if store_retry is not None or known is None
-                                   else known.store_retry))
-            _PARTS.pop(key, None)
-            _PARTS[key] = parts  # the newest last: a dict keeps insertion order
-            while len(_PARTS) > DEFAULT_MAX_SESSIONS:
-                del _PARTS[next(iter(_PARTS))]
-            return _Runtime(parts=parts)
+            store = LlamaIndexKVStore(store)
+        given = store is not None
+        if store is not None:
+            self.store_path = str(store.root) if isinstance(store, FileStore) else None
+        elif self.store_path is not None:
+            store = choose_store(None, durable=True, home=_inside_home(self.store_path))
+        if counter is not UNSET:
+            choose_counter(counter)  # a clear error now, not at the first call
+        parts = _Parts(store=store, summarizer=choose_summarizer(_summarizer(summarizer)),
+                       counter=counter, on_event=on_event,
+                       given=given or summarizer is not UNSET or counter is not UNSET
+                       or on_event is not None)
+        return _Runtime(parts=parts)
 
     def _live_runtime(self) -> _Runtime:
-        """The runtime, resolved now if the memory was built without ``__init__`` (pydantic's
+        """The runtime, built now if the memory was built without ``__init__`` (pydantic's
         ``model_validate`` skips it)."""
         if not isinstance(self.runtime, _Runtime):
-            self.runtime = self._resolve_runtime(None, DEFAULT, None, None)
+            self.runtime = self._build_runtime(None, UNSET, UNSET, None)
         runtime: _Runtime = self.runtime
         return runtime
+
+    def adopt(self, original: ContextMemory) -> None:
+        """Take the parts of ``original``, the memory this one is a rebuilt copy of (same
+        project and session id), when this one was rebuilt from its dict: a
+        ``Context`` rebuilt with ``from_dict`` holds such a copy, and the agent whose
+        tools are bound to the original hands its parts over. Parts given in code are
+        kept, and a memory of another session is left alone."""
+        runtime = self._live_runtime()
+        if (original is self or runtime.parts.given
+                or (original.project, original.session_id) != (self.project, self.session_id)):
+            return
+        self.runtime = original._live_runtime()
 
     # --- what the rest of the adapter uses --------------------------------------------
 
     @property
     def config(self) -> AutoContextConfig:
-        """The compression settings."""
+        """Every setting of this memory (the window resolved)."""
         return self.engine.config
 
     @property
+    def project(self) -> str:
+        """The project namespace in the store (the config's)."""
+        return self.engine.project
+
+    @property
     def store(self) -> Store:
-        """Where originals and memos go."""
-        return self._live_runtime().parts.store
+        """Where originals and memos go.
+
+        Raises:
+            ConfigError: the memory was rebuilt from a dict whose store cannot be rebuilt,
+                and no store was given again.
+        """
+        store = self._live_runtime().parts.store
+        if store is None:
+            raise ConfigError(
+                f"ContextMemory session {self.session_id!r} was saved with a store that "
+                "cannot be rebuilt from its dict: pass it again (ContextMemory.from_dict("
+                "data, store=...)), or run the memory with the ContextFunctionAgent whose "
+                "tools are bound to the original (it hands the store over)")
+        return store
 
     @property
     def counter(self) -> TokenCounter:
-        return self._live_runtime().parts.counter
+        """The token counter the engine counts with."""
+        return self.engine.counter
 
     @property
     def session(self) -> str:
@@ -409,9 +411,8 @@ class ContextMemory(BaseMemory):
             parts = runtime.parts
             runtime.engine = SessionEngine(
                 _saved_config(self.config_fields), counter=parts.counter,
-                summarizer=parts.summarizer, project=self.project, on_event=parts.on_event,
-                message_archiving=self.message_archiving, memo=self.memo,
-                calibrate=self.calibrate, store_retry=parts.store_retry)
+                summarizer=parts.summarizer, on_event=parts.on_event,
+                model=ModelInfo(window=self.model_window, name=self.model_name))
         return runtime.engine
 
     def reload(self, offload_id: str) -> list[Message]:
@@ -445,6 +446,20 @@ class ContextMemory(BaseMemory):
 
     def _set_mirror(self, messages: Sequence[Message]) -> None:
         self.scratch = self._scratch_dicts.write(messages)
+
+    def tool_overhead(self, tools: Sequence[Any]) -> int:
+        """Prompt tokens of the tools' schemas as an OpenAI-style request carries them, each
+        tool's schema made once and counted once by the engine."""
+        cache = self._live_runtime().schemas
+        schemas = []
+        for tool in tools:
+            hit = cache.get(id(tool))
+            if hit is None or hit[0] is not tool:
+                if len(cache) > 4096:
+                    cache.clear()
+                hit = cache[id(tool)] = (tool, tool.metadata.to_openai_tool())
+            schemas.append(hit[1])
+        return self.engine.overhead(tools=schemas)
 
     def as_tools(self) -> list[Any]:
         """``context_reload``, and the archiving and memo tools when switched on, as
@@ -480,9 +495,13 @@ class ContextMemory(BaseMemory):
         if self._agent_serves():
             return self._serve(self.engine.prompt(self.view, self.session_state))
         question = self._question(input)
-        turn = self.engine.prepare(self.view, self.session_state, store=self.store,
-                                   session=self.session, persisted=_always,
-                                   overhead=self._overhead(question, kwargs))
+        try:
+            turn = self.engine.prepare(self.view, self.session_state, store=self.store,
+                                       session=self.session, persisted=_always,
+                                       overhead=self._overhead(question, kwargs))
+        except ContextOverflowError as exc:
+            dispatch_compressions(overflow_events(exc), session=self.session)
+            raise
         dispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
@@ -491,9 +510,13 @@ class ContextMemory(BaseMemory):
         if self._agent_serves():
             return self._serve(self.engine.prompt(self.view, self.session_state))
         question = self._question(input)
-        turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
-                                          session=self.session, persisted=_always,
-                                          overhead=self._overhead(question, kwargs))
+        try:
+            turn = await self.engine.aprepare(self.view, self.session_state, store=self.store,
+                                              session=self.session, persisted=_always,
+                                              overhead=self._overhead(question, kwargs))
+        except ContextOverflowError as exc:
+            await adispatch_compressions(overflow_events(exc), session=self.session)
+            raise
         await adispatch_compressions(turn.events, session=self.session)
         return self._accept(turn, question)
 
@@ -574,6 +597,8 @@ class ContextMemory(BaseMemory):
 
     def _agent_serves(self) -> bool:
         runtime = self._live_runtime()
+        if runtime.parts.store is None and self.agent_steps:
+            return True  # a copy rebuilt from its dict: its agent compresses, with the store
         serving = runtime.agent_run is not None
         if runtime.agent_run == "ending":
             runtime.agent_run = None
@@ -602,10 +627,15 @@ class ContextMemory(BaseMemory):
         scratch = admit(scratchpad, self._mirror(), {m.id for m in given})
         history = [*given, *scratch]
         engine = self.engine
+        self.agent_steps = True
         overhead = overhead_tokens + engine.overhead(system=[_text(c) for c in beside])
-        turn = await engine.aprepare(history, self.session_state, store=self.store,
-                                     session=self.session, overhead=overhead,
-                                     persisted=_always)
+        try:
+            turn = await engine.aprepare(history, self.session_state, store=self.store,
+                                         session=self.session, overhead=overhead,
+                                         persisted=_always)
+        except ContextOverflowError as exc:
+            await adispatch_compressions(overflow_events(exc), session=self.session)
+            raise
         await adispatch_compressions(turn.events, session=self.session)
         holders = {**{m.id: "memory" for m in view}, **{m.id: "scratch" for m in scratch}}
         self._set_view(persist(view, turn.edits, holders.get, "memory"))
@@ -614,7 +644,7 @@ class ContextMemory(BaseMemory):
         self.session_state = turn.state
         prompt = [*beside, *to_llamaindex(turn.prompt)]
         serving(Served(memory=self, expected=turn.prompt, prefix=len(beside),
-                       sent_tokens=turn.sent_tokens))
+                       overhead=overhead_tokens))
         return StepPlan(prompt=prompt, turn=turn,
                         scratchpad=_reuse(scratchpad, scratch, new_scratch))
 
@@ -673,8 +703,7 @@ class ContextMemory(BaseMemory):
         self._set_view(turn.messages)
         self.session_state = turn.state
         chats = self._serve(turn.prompt)
-        serving(Served(memory=self, expected=turn.prompt, question=question, prefix=None,
-                       sent_tokens=None))
+        serving(Served(memory=self, expected=turn.prompt, question=question, prefix=None))
         return chats
 
     def _serve(self, prompt: list[Message]) -> list[ChatMessage]:
@@ -687,17 +716,28 @@ def _inside_home(store_path: object) -> Path:
     """The folder a serialised ``store_path`` names, refused unless it is ``CTXMGR_HOME``
     or inside it: a memory rebuilt from a dict someone else wrote must not send offload
     writes anywhere on disk."""
-    home = Settings.resolve().home.absolute()
+    root_folder = home().absolute()
     if isinstance(store_path, str) and store_path:
         path = Path(store_path).expanduser().absolute()
         inside = os.path.realpath(path)
-        root = os.path.realpath(home)
+        root = os.path.realpath(root_folder)
         if inside == root or inside.startswith(root.rstrip(os.sep) + os.sep):
             return path
     raise ConfigError(
-        f"ContextMemory store_path {store_path!r:.200} is not inside CTXMGR_HOME ({home}); "
+        f"ContextMemory store_path {store_path!r:.200} is not inside CTXMGR_HOME "
+        f"({root_folder}); "
         "a memory rebuilt from its dict only uses a FileStore there: pass store= to use "
         "another one")
+
+
+def _summarizer(value: object) -> object:
+    """A LlamaIndex LLM as a summarizer; anything else as given (the core's rule,
+    :func:`~ctxmgr.session.choose_summarizer`, takes it from there)."""
+    if isinstance(value, LLM):
+        from ctxmgr_llamaindex.summarizer import LlamaIndexSummarizer
+
+        return LlamaIndexSummarizer(value)
+    return value
 
 
 def _always(edit: Any) -> bool:
@@ -759,33 +799,19 @@ def _reuse(chats: Sequence[ChatMessage], neutral: Sequence[Message],
     return out
 
 
+_MOVED_INTO_CONFIG = ("project", "message_archiving", "memo", "calibrate", "context_reload",
+                      "guidance", "max_memos")
+"""Fields of memories saved by earlier versions that are settings of the config now."""
+
+
 def _saved_config(saved: Mapping[str, Any]) -> AutoContextConfig:
     """The config a memory's ``config_fields`` name (given, or read back from a dict).
 
     Raises:
-        ConfigError: a key that is no config field, or a value out of range; the
-            message names the field.
+        ConfigError: a key that is no setting, or a value out of range; the message
+            names the field.
     """
-    names = {f.name for f in fields(AutoContextConfig)}
-    for key in saved:
-        if key not in names:
-            raise ConfigError(f"ContextMemory.config_fields[{str(key)[:40]!r}] is not a "
-                              "setting of this ctxmgr version")
     try:
-        return AutoContextConfig(**saved)
+        return AutoContextConfig.from_json(saved)
     except ConfigError as exc:
         raise ConfigError(f"ContextMemory.config_fields: {exc}") from exc
-
-
-def _config_fields(cfg: AutoContextConfig) -> dict[str, Any]:
-    return {f.name: getattr(cfg, f.name) for f in fields(cfg)}
-
-
-def _changed_fields(cfg: AutoContextConfig) -> dict[str, Any]:
-    """The fields of ``cfg`` that differ from the defaults, as plain JSON."""
-    default = AutoContextConfig()
-    out: dict[str, Any] = {}
-    for name, value in _config_fields(cfg).items():
-        if value != getattr(default, name):
-            out[name] = sorted(value) if isinstance(value, frozenset) else value
-    return out

@@ -12,7 +12,9 @@ same task; one event handler, registered once, then
   the difference to the engine (:meth:`~ctxmgr.session.SessionEngine.observe`): the
   largest is counted in every later call (a call whose messages do not hold what was
   served, such as a chat engine condensing the question, is not one to learn from);
-* gives the engine the input tokens the provider reported, for calibration.
+* gives the engine the input tokens the provider reported, for calibration against
+  what the model received, counted (:meth:`~ctxmgr.session.SessionEngine.received_tokens`:
+  the messages of the event, and the tool schemas an agent step sent beside them).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxmgr import Message
-from ctxmgr.session import SessionState
 from ctxmgr_llamaindex.convert import LlamaIndexConverter
 from ctxmgr_llamaindex.tools import BoundMemory
 
@@ -51,8 +52,10 @@ class Served:
     prefix: int | None
     """Messages an agent sends before it (its system prompt), counted already; ``None``
     for a chat engine, whose additions are what is to be measured."""
-    sent_tokens: int | None
-    """What the call sends, counted, when known (an agent step's)."""
+    overhead: int = 0
+    """Tokens sent beside the messages (an agent step's tool schemas)."""
+    sent_tokens: int | None = None
+    """What the model received, counted (once its start event was seen)."""
     reported: bool = False
 
 
@@ -100,18 +103,17 @@ class _Observer(BaseEventHandler):
 def _measure(served: Served, chats: list[Any]) -> None:
     memory = served.memory
     sent = LlamaIndexConverter(served.expected).from_llamaindex(chats)
-    if served.prefix is not None:  # an agent step: the whole prompt is the engine's
-        return
-    present = {id(m) for m in sent}
-    if not all(id(m) in present for m in served.expected):
-        return  # not the call this prompt went to (a question being condensed)
     engine = memory.engine
-    expected = [*served.expected, *([served.question] if served.question else [])]
-    memory.apply(engine.observe(memory.session_state, expected=expected, sent=sent,
-                                store=memory.store, session=memory.session))
-    state = SessionState.from_json(memory.session_state)
-    served.sent_tokens = engine.processor(memory.store, memory.session, state
-                                          ).counter.count_messages(sent)
+    if served.prefix is None:  # a chat engine: what it added beside the memory
+        present = {id(m) for m in sent}
+        if not all(id(m) in present for m in served.expected):
+            return  # not the call this prompt went to (a question being condensed)
+        expected = [*served.expected, *([served.question] if served.question else [])]
+        memory.apply(engine.observe(memory.session_state, expected=expected, sent=sent,
+                                    store=memory.store, session=memory.session))
+    served.sent_tokens = engine.received_tokens(sent, memory.session_state,
+                                                store=memory.store, session=memory.session,
+                                                overhead=served.overhead)
 
 
 def _report(served: Served, response: Any) -> None:

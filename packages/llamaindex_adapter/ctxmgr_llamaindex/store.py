@@ -34,12 +34,18 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, TypeVar
 
-from ctxmgr import ConfigError, Namespace, Store, StoreError
-from ctxmgr.memo import MEMO_WRITES_WITHOUT_SHARED_LOCK
-from ctxmgr.store import AdvisoryLock
-from ctxmgr.store.advisory_lock import check_lock_timeout
-from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
-from ctxmgr.store.shared_lock import SharedLockChoice
+from ctxmgr import ConfigError, Store
+from ctxmgr.session.kit import (
+    BLOB_SHAPE,
+    MEMO_WRITES_WITHOUT_SHARED_LOCK,
+    AdvisoryLock,
+    Namespace,
+    SharedLockChoice,
+    StoreError,
+    blob_from_json,
+    blob_to_json,
+    check_lock_timeout,
+)
 
 try:
     from llama_index.core.storage.kvstore.types import BaseKVStore, MutableMappingKVStore

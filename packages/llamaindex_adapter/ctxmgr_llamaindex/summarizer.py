@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ctxmgr import Message, render_transcript
+from ctxmgr import Message
+from ctxmgr.session import summary_prompt
 
 try:
     from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -17,7 +18,8 @@ __all__ = ["LlamaIndexSummarizer"]
 
 
 class LlamaIndexSummarizer:
-    """Summarize with a LlamaIndex LLM (``chat`` and ``achat``)."""
+    """Summarize with a LlamaIndex LLM (``chat`` and ``achat``), asked as every adapter asks
+    its model (:func:`ctxmgr.session.summary_prompt`)."""
 
     can_quote = True
     """A model can quote: it writes the note of the user's words as verbatim quotes,
@@ -27,8 +29,10 @@ class LlamaIndexSummarizer:
         self.llm = llm
 
     def _prompt(self, messages: Sequence[Message], instruction: str) -> list[ChatMessage]:
-        return [ChatMessage(role=MessageRole.SYSTEM, content=instruction),
-                ChatMessage(role=MessageRole.USER, content=render_transcript(messages))]
+        system, transcript = summary_prompt(messages, instruction)
+        prompt = [ChatMessage(role=MessageRole.SYSTEM, content=system)] if system else []
+        prompt.append(ChatMessage(role=MessageRole.USER, content=transcript))
+        return prompt
 
     def summarize(self, messages: Sequence[Message], instruction: str) -> str:
         return self.llm.chat(self._prompt(messages, instruction)).message.content or ""

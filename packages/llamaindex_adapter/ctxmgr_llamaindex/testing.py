@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxmgr import Message, TokenCounter
-from ctxmgr.messages import thaw
 from ctxmgr.replay.recorded_tools import RecordedTools
+from ctxmgr.session.kit import thaw
 from ctxmgr_llamaindex.convert import from_llamaindex, to_llamaindex
 from ctxmgr_llamaindex.tools import schema_model
 

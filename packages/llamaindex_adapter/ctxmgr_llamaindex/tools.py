@@ -26,19 +26,11 @@ exception that ends the run) and a change to the memory's session state.
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ctxmgr import (
-    ARCHIVE_TOOL,
-    CONTEXT_RELOAD_TOOL,
-    CONTEXT_SEARCH_TOOL,
-    MEMO_TOOL,
-    Message,
-    Store,
-    ToolSpec,
-)
-from ctxmgr.messages import thaw
-from ctxmgr.session import SessionEngine, ToolAnswer
+from ctxmgr import Message, Store, ToolSpec
+from ctxmgr.session import TOOLS_NAMING_CALLS, SessionEngine
 
 try:
     from llama_index.core.bridge.pydantic import BaseModel, ConfigDict, create_model
@@ -48,10 +40,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
-__all__ = ["SCRATCHPAD_KEY", "BoundMemory", "context_tools", "schema_model"]
+__all__ = ["SCRATCHPAD_KEY", "BoundMemory", "bound_memory", "context_tools", "schema_model"]
 
 SCRATCHPAD_KEY = "scratchpad"
 """Where ``FunctionAgent`` keeps the run's tool calls and results in ``ctx.store``."""
+_BOUND = "_ctxmgr_memory"
+"""The attribute of each tool :func:`context_tools` makes that holds the memory it serves."""
 
 
 def schema_model(name: str, parameters: Mapping[str, Any]) -> type[BaseModel]:
@@ -70,9 +64,23 @@ def schema_model(name: str, parameters: Mapping[str, Any]) -> type[BaseModel]:
     return Announced
 
 
+@dataclass
+class _SpecMetadata(ToolMetadata):
+    """A tool's metadata that announces the core's JSON schema as it is: LlamaIndex's own
+    keeps only some keys of a schema (``additionalProperties`` is dropped), and the model
+    is to see the same tool in every framework."""
+
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    def get_parameters_dict(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self.parameters))
+
+
 def _metadata(spec: ToolSpec) -> ToolMetadata:
-    return ToolMetadata(name=spec.name, description=spec.description,
-                        fn_schema=schema_model(spec.name, thaw(spec.parameters)))
+    function = spec.to_openai()["function"]
+    return _SpecMetadata(name=spec.name, description=function["description"],
+                         fn_schema=schema_model(spec.name, function["parameters"]),
+                         parameters=function["parameters"])
 
 
 class BoundMemory(Protocol):
@@ -98,70 +106,48 @@ class BoundMemory(Protocol):
 
 
 def context_tools(memory: BoundMemory) -> list[FunctionTool]:
-    """The tools ``memory``'s engine offers (``context_reload`` always), bound to it."""
-    made = {CONTEXT_RELOAD_TOOL.name: _reload_tool, CONTEXT_SEARCH_TOOL.name: _search_tool,
-            ARCHIVE_TOOL.name: _archive_tool, MEMO_TOOL.name: _memo_tool}
-    return [made[spec.name](memory) for spec in memory.engine.tool_specs]
+    """The tools ``memory``'s engine offers, bound to it."""
+    tools = [_tool(memory, spec) for spec in memory.engine.tool_specs]
+    for tool in tools:
+        setattr(tool, _BOUND, memory)
+    return tools
 
 
-def _given(**kwargs: Any) -> dict[str, Any]:
+def bound_memory(tool: Any) -> BoundMemory | None:
+    """The memory a tool of :func:`context_tools` serves (``None`` for any other tool)."""
+    memory = getattr(tool, _BOUND, None)
+    return memory if memory is not None else None
+
+
+def _given(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
-def _answered(memory: BoundMemory, answer: ToolAnswer) -> str:
-    memory.apply(answer.update)
+def _answered(memory: BoundMemory, name: str, given: Mapping[str, Any],
+              history: list[Message]) -> str:
+    """The engine's answer to one call (it validates the arguments), its state change
+    kept in the memory."""
+    answer = memory.engine.answer(name, _given(given), history, memory.session_state,
+                                  store=memory.store, session=memory.session)
+    if answer.update:
+        memory.apply(answer.update)
     return answer.text
 
 
-def _reload_tool(memory: BoundMemory) -> FunctionTool:
-    def context_reload(uuid: Any = None, page: Any = 1) -> str:
-        answer = memory.engine.reload(_given(uuid=uuid, page=page), memory.history(),
-                                      memory.session_state, store=memory.store,
-                                      session=memory.session)
-        return _answered(memory, answer)
+def _tool(memory: BoundMemory, spec: ToolSpec) -> FunctionTool:
+    """``spec`` as a ``FunctionTool`` announcing the core's schema as it is. A tool whose
+    calls name the run's tool calls reads the run's scratchpad through the workflow
+    ``Context`` (LlamaIndex passes it to a tool that asks for one); LlamaIndex gives a
+    tool no call id, so a memo write is found by its arguments."""
+    if spec.name in TOOLS_NAMING_CALLS:
+        async def run_tool(ctx: Context, **given: Any) -> str:
+            scratchpad = await ctx.store.get(SCRATCHPAD_KEY, default=[])
+            history = memory.run_history(scratchpad if isinstance(scratchpad, list) else [])
+            return _answered(memory, spec.name, given, history)
 
-    return FunctionTool.from_defaults(fn=context_reload,
-                                      tool_metadata=_metadata(CONTEXT_RELOAD_TOOL))
+        return FunctionTool.from_defaults(async_fn=run_tool, tool_metadata=_metadata(spec))
 
+    def tool(**given: Any) -> str:
+        return _answered(memory, spec.name, given, memory.history())
 
-def _search_tool(memory: BoundMemory) -> FunctionTool:
-    def context_search(query: Any = None, regex: Any = None, max_results: Any = None,
-                       page: Any = None) -> str:
-        answer = memory.engine.search(
-            _given(query=query, regex=regex, max_results=max_results, page=page),
-            memory.history(), memory.session_state, store=memory.store,
-            session=memory.session)
-        return _answered(memory, answer)
-
-    return FunctionTool.from_defaults(fn=context_search,
-                                      tool_metadata=_metadata(CONTEXT_SEARCH_TOOL))
-
-
-async def _run_history(ctx: Context, memory: BoundMemory) -> list[Message]:
-    scratchpad = await ctx.store.get(SCRATCHPAD_KEY, default=[])
-    return memory.run_history(scratchpad if isinstance(scratchpad, list) else [])
-
-
-def _archive_tool(memory: BoundMemory) -> FunctionTool:
-    async def message_archiving(ctx: Context, action: Any = None, tool_use_ids: Any = None,
-                                summary: Any = None) -> str:
-        answer = memory.engine.archive(
-            _given(action=action, tool_use_ids=tool_use_ids, summary=summary),
-            await _run_history(ctx, memory), memory.session_state)
-        return _answered(memory, answer)
-
-    return FunctionTool.from_defaults(async_fn=message_archiving,
-                                      tool_metadata=_metadata(ARCHIVE_TOOL))
-
-
-def _memo_tool(memory: BoundMemory) -> FunctionTool:
-    async def memo(ctx: Context, action: Any = None, key: Any = None, summary: Any = None,
-                   content: Any = None) -> str:
-        # LlamaIndex does not hand a tool its call id: the engine finds the call by its
-        # arguments, as the latest memo write of the run
-        answer = memory.engine.memo(
-            _given(action=action, key=key, summary=summary, content=content),
-            await _run_history(ctx, memory), store=memory.store, session=memory.session)
-        return _answered(memory, answer)
-
-    return FunctionTool.from_defaults(async_fn=memo, tool_metadata=_metadata(MEMO_TOOL))
+    return FunctionTool.from_defaults(fn=tool, tool_metadata=_metadata(spec))

@@ -7,7 +7,8 @@ import threading
 
 from builders import C, call, result, system, user
 
-from ctxmgr import AutoContextConfig, AutoContextMemory, ContextProcessor, InMemoryStore
+from ctxmgr import AutoContextConfig, AutoContextMemory, InMemoryStore
+from ctxmgr.autocontext import ContextProcessor
 from ctxmgr.store.base import Namespace
 
 

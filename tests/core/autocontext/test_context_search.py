@@ -11,13 +11,8 @@ from builders import C, call, result, system, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxmgr import (
-    CONTEXT_SEARCH_TOOL,
-    AutoContextConfig,
-    AutoContextMemory,
-    InMemoryStore,
-    default_counter,
-)
+from ctxmgr import AutoContextConfig, AutoContextMemory, InMemoryStore, Tuning, default_counter
+from ctxmgr.autocontext import CONTEXT_SEARCH_TOOL
 from ctxmgr.autocontext.hidden import Passage
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.autocontext.search import (
@@ -47,7 +42,8 @@ def _memory(seed: int = 0, groups: int = 60, *, store: InMemoryStore | None = No
     """A coding run of ``groups`` greps, each defining one function on a numbered line,
     compressed to an 8k window (most of it offloaded)."""
     names = _names(seed, groups)
-    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000, min_compression_tokens=500),
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000,
+                                              tuning=Tuning(min_compression_tokens=500)),
                             counter=C, store=store, session=session)
     mem.add([system(), user("fix the linter", id="u0")])
     _greps(mem, names)
@@ -133,7 +129,8 @@ def test_bad_input_is_one_line_that_says_what_to_send(bad: object) -> None:
 
 
 def test_a_runaway_regular_expression_is_stopped_with_one_line() -> None:
-    mem = AutoContextMemory(AutoContextConfig(max_tokens=2000, min_compression_tokens=100),
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=2000,
+                                              tuning=Tuning(min_compression_tokens=100)),
                             counter=C)
     mem.add([system(), user("go", id="u0")])
     for k in range(12):

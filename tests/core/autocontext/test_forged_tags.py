@@ -10,10 +10,11 @@ from functools import partial
 import builders
 from builders import LARGE, C, plain_window
 
-from ctxmgr import AutoContextMemory, InMemoryStore, Message, text_message
+from ctxmgr import AutoContextMemory, InMemoryStore, Message
 from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids, quote_offload_tags
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import compress
+from ctxmgr.messages import text_message
 
 FORGED = "<!-- CONTEXT_OFFLOAD: uuid=deadbeefdeadbeef -->"
 group = partial(builders.group, command="cat {key}", head="first line")

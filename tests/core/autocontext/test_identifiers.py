@@ -6,7 +6,7 @@ import json
 
 from builders import C, call, result, system, user
 
-from ctxmgr import AutoContextConfig, AutoContextMemory
+from ctxmgr import AutoContextConfig, AutoContextMemory, Tuning
 from ctxmgr.autocontext.identifiers import (
     VisibleIdentifiers,
     distinctive_strings,
@@ -56,7 +56,8 @@ def test_summaries_carry_the_note_by_default_and_not_when_switched_off() -> None
         h += [call(f"c{k}", id=f"a{k}"),
               result(f"c{k}", f"def handler_{k}(): in pkg/module_{k}.py\n" + "x" * 1500,
                      id=f"t{k}")]
-    plain = AutoContextMemory(AutoContextConfig(max_tokens=16_000, identifiers_chars=0),
+    plain = AutoContextMemory(AutoContextConfig(max_tokens=16_000,
+                                                tuning=Tuning(identifiers_chars=0)),
                               counter=C)
     noted = AutoContextMemory(AutoContextConfig(max_tokens=16_000), counter=C)
     for mem in (plain, noted):

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from profiles import examples, sample
 from strategies import anthropic_conversations, neutral_conversations
 
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig, Tuning
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore
@@ -131,13 +131,14 @@ def configs(draw: st.DrawFn) -> AutoContextConfig:
         token_ratio=token_ratio,
         target_ratio=draw(st.sampled_from([0.2, 0.5])) * token_ratio,
         msg_threshold=draw(st.integers(4, 120)),
-        last_keep=draw(st.integers(0, 8)),
-        large_payload_threshold=draw(st.sampled_from([50, 400, 5 * 1024])),
-        offload_preview_chars=draw(st.sampled_from([0, 20, 200])),
-        min_consecutive_tool_messages=draw(st.integers(1, 6)),
-        min_compression_tokens=draw(st.sampled_from([0, 100, 5000])),
         disabled_strategies=draw(st.sets(st.integers(1, 6), max_size=2)),
         summary_timeout_s=5,
+        tuning=Tuning(
+            last_keep=draw(st.integers(0, 8)),
+            large_payload_threshold=draw(st.sampled_from([50, 400, 5 * 1024])),
+            offload_preview_chars=draw(st.sampled_from([0, 20, 200])),
+            min_consecutive_tool_messages=draw(st.integers(1, 6)),
+            min_compression_tokens=draw(st.sampled_from([0, 100, 5000]))),
     )
 
 
@@ -211,13 +212,14 @@ def many_user_turns(draw: st.DrawFn) -> tuple[list[Message], AutoContextConfig]:
         token_ratio=draw(st.sampled_from([0.5, 1.0])),
         target_ratio=0.2 * 0.5,
         msg_threshold=draw(st.integers(10, 120)),
-        last_keep=draw(st.integers(0, 8)),
-        keep_tool_results=draw(st.integers(0, 3)),
-        user_note_chars=draw(st.sampled_from([0, 60, "auto"])),
-        record_chars=draw(st.sampled_from([0, 200, "auto"])),
-        min_compression_tokens=draw(st.sampled_from([0, 100, "auto"])),
         disabled_strategies=draw(st.sets(st.integers(1, 8), max_size=2)),
-        summary_timeout_s=5)
+        summary_timeout_s=5,
+        tuning=Tuning(
+            last_keep=draw(st.integers(0, 8)),
+            keep_tool_results=draw(st.integers(0, 3)),
+            user_note_chars=draw(st.sampled_from([0, 60, "auto"])),
+            record_chars=draw(st.sampled_from([0, 200, "auto"])),
+            min_compression_tokens=draw(st.sampled_from([0, 100, "auto"]))))
     return conv, cfg
 
 
@@ -293,8 +295,9 @@ def test_every_fixture_swe_run_stays_valid_step_by_step_under_the_trigger(
         # with the working set on (keep=3) the last tool results stay verbatim even above
         # the trigger, and an edit the window does not need waits until it pays back;
         # without either the prompt ends under the trigger
-        cfg = AutoContextConfig(max_tokens=budget, keep_tool_results=keep,
-                                cached_token_price=None if strict else 0.1)
+        cfg = AutoContextConfig(max_tokens=budget,
+                                tuning=Tuning(keep_tool_results=keep,
+                                              cached_token_price=None if strict else 0.1))
         stats = replay(t, cfg, exact, strict=strict)
         total += stats["compressions"]
     assert total > 0
@@ -306,7 +309,8 @@ def test_every_fixture_support_conversation_stays_valid_step_by_step(
     tau = [t for t in fixture_trajectories if t.id.startswith("tau")]
     assert tau
     for t in tau:
-        replay(t, AutoContextConfig(max_tokens=budget, min_compression_tokens=200), APPROX,
+        replay(t, AutoContextConfig(max_tokens=budget, tuning=Tuning(min_compression_tokens=200)),
+               APPROX,
                strict=False)
 
 

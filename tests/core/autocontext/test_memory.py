@@ -9,10 +9,11 @@ import re
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import builders
 import pytest
-from builders import LARGE, C, dicts, expand, plain_window
+from builders import LARGE, C, dicts, expand, plain_window, split_settings
 
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.memory import AutoContextMemory
@@ -39,10 +40,11 @@ def two_rounds() -> list[Message]:
             text_message("user", "second task", id="u2"), *groups("b", 4, LARGE)]
 
 
-def memory(**kw: object) -> AutoContextMemory:
+def memory(**kw: Any) -> AutoContextMemory:
+    settings, kw = split_settings(kw)
     cfg = kw.pop("config", None) or plain_window(max_tokens=12_000, target_ratio=0.3,
                                                       last_keep=6)
-    return AutoContextMemory(cfg, counter=C, **kw)  # type: ignore[arg-type]
+    return AutoContextMemory(cfg.evolve(**settings), counter=C, **kw)
 
 
 def reachable_ids(messages: Sequence[Message], mem: AutoContextMemory) -> set[str]:
@@ -265,7 +267,7 @@ def test_json_round_trip_with_a_file_store_keeps_view_originals_and_reload(
     text = json.dumps(mem.to_json())  # plain JSON
 
     again = AutoContextMemory.from_json(text, config=mem.config, counter=C,
-                                        store=FileStore(root), project="proj", session="s1")
+                                        store=FileStore(root), session="s1")
     assert dicts(again.messages) == dicts(mem.messages)
     assert dicts(again.originals) == dicts(h)
     assert again.events == []  # events went to the log and on_event; state stays small

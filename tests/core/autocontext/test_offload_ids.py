@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from builders import C
 
-from ctxmgr import AutoContextConfig, InMemoryStore, Message, compress, text_message
+from ctxmgr import AutoContextConfig, InMemoryStore, Message, Tuning
 from ctxmgr.autocontext.offload import OffloadStore
+from ctxmgr.autocontext.pipeline import compress
+from ctxmgr.messages import text_message
 
 
 def test_the_id_of_a_range_is_of_its_content_not_its_message_ids() -> None:
@@ -26,7 +28,7 @@ def test_two_ranges_of_the_same_content_each_reload_their_own_messages() -> None
                                id=f"{tag}{k}") for k in range(1, 9)]]
 
     store = OffloadStore(InMemoryStore())
-    config = AutoContextConfig(max_tokens=4_000, cached_token_price=None)
+    config = AutoContextConfig(max_tokens=4_000, tuning=Tuning(cached_token_price=None))
     first = compress(history("a"), config=config, counter=C, offload=store, summarizer=None)
     second = compress(history("b"), config=config, counter=C, offload=store,
                       summarizer=None)

@@ -21,6 +21,7 @@ from planted import (
     score_prompt,
 )
 
+from ctxmgr import Tuning
 from ctxmgr.autocontext import pipeline
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
@@ -485,7 +486,8 @@ def test_when_everything_fits_the_message_count_trigger_compresses_no_user_messa
         min_compression_tokens: int | str) -> None:
     h = short_rounds(37)  # 150 messages, some 10,000 tokens: far within the window
     assert len(h) == 150
-    cfg = AutoContextConfig(msg_threshold=100, min_compression_tokens=min_compression_tokens)
+    cfg = AutoContextConfig(msg_threshold=100,
+                            tuning=Tuning(min_compression_tokens=min_compression_tokens))
     assert C.count_messages(h) < cfg.target_tokens
     res, store, _ = run(h, cfg)
     assert res.triggered

@@ -21,19 +21,21 @@ from profiles import sample
 from ctxmgr import (
     AutoContextConfig,
     AutoContextMemory,
+    ExtractiveSummarizer,
+    Message,
+    Tuning,
+    validate_pairing,
+)
+from ctxmgr.autocontext import (
     ContextProcessor,
     Edit,
-    ExtractiveSummarizer,
-    InvalidMessageError,
-    Message,
     apply_edits,
     async_history_processor,
     history_processor,
-    message_from_dict,
-    message_to_dict,
-    validate_pairing,
 )
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.errors import InvalidMessageError
+from ctxmgr.messages import message_from_dict, message_to_dict
 from ctxmgr.prompts import RELOAD_HINT_ID
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.store.memory import InMemoryStore
@@ -225,8 +227,8 @@ def long_history(n: int = 30) -> list[Message]:
 
 
 def small_config() -> AutoContextConfig:
-    return AutoContextConfig(max_tokens=8000, min_compression_tokens=500,
-                             cached_token_price=None)
+    return AutoContextConfig(max_tokens=8000,
+                             tuning=Tuning(min_compression_tokens=500, cached_token_price=None))
 
 
 def test_the_same_history_twice_changes_nothing() -> None:

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trajectory_dirs import FIXTURES
 
+from ctxmgr import Tuning
 from ctxmgr.autocontext.actions import collapse_whitespace, key_argument
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.extractive import ExtractiveSummarizer
@@ -336,7 +337,7 @@ class _WithoutRecord(CtxmgrPolicy):
 
     def reset(self) -> None:
         self.memory = AutoContextMemory(
-            AutoContextConfig(max_tokens=self.context.budget, record_chars=0),
+            AutoContextConfig(max_tokens=self.context.budget, tuning=Tuning(record_chars=0)),
             counter=self.context.counter, summarizer=self.context.summarizer)
         self._seen = 0
 

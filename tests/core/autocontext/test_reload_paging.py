@@ -10,7 +10,8 @@ from builders import C, call, result, system, user
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxmgr import CONTEXT_RELOAD_TOOL, AutoContextConfig, AutoContextMemory, default_counter
+from ctxmgr import AutoContextConfig, AutoContextMemory, Tuning, default_counter
+from ctxmgr.autocontext import CONTEXT_RELOAD_TOOL
 from ctxmgr.autocontext.paging import MIN_PAGE_TOKENS, paginate
 from ctxmgr.autocontext.reload import render_reloaded
 from ctxmgr.session.calibration import Calibration
@@ -18,7 +19,8 @@ from ctxmgr.tokens import TiktokenCounter
 
 
 def compressed_memory() -> tuple[AutoContextMemory, str]:
-    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000, min_compression_tokens=500),
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8000,
+                                              tuning=Tuning(min_compression_tokens=500)),
                             counter=C)
     mem.add([system(), user("task", id="u0")])
     for k in range(60):

@@ -12,7 +12,7 @@ import pytest
 from builders import C, call, result, system, user
 from faults import FaultyStore
 
-from ctxmgr import AutoContextConfig, AutoContextMemory, FileStore, default_counter
+from ctxmgr import AutoContextConfig, AutoContextMemory, FileStore, Tuning, default_counter
 from ctxmgr.autocontext.hidden import HiddenOriginals
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.offload import INDEX_SUFFIX
@@ -30,7 +30,7 @@ from ctxmgr.store.base import Store
 from ctxmgr.store.retention import delete_session
 from ctxmgr.tokens import TiktokenCounter
 
-CONFIG = AutoContextConfig(max_tokens=8000, min_compression_tokens=500)
+CONFIG = AutoContextConfig(max_tokens=8000, tuning=Tuning(min_compression_tokens=500))
 WORDS = ["lint", "parse", "load", "flush", "merge", "render", "scan", "emit", "probe"]
 
 
@@ -190,7 +190,7 @@ def test_the_index_lays_out_the_reload_text_message_by_message() -> None:
 
 def test_deleting_a_session_removes_its_indexes_too(tmp_path: Path) -> None:
     store = FileStore(tmp_path)
-    mem = AutoContextMemory(CONFIG, counter=C, store=store, project="p", session="s")
+    mem = AutoContextMemory(CONFIG.evolve(project="p"), counter=C, store=store, session="s")
     _run(mem, seed=5, steps=40)
     assert _indexes(store, tmp_path)
     delete_session(store, project="p", session="s")
@@ -236,7 +236,8 @@ def test_a_range_indexed_with_its_line_counts_is_paged_as_counting_it_again_woul
     counts in the index, so a search names pages without counting the range again: the
     same pages a reload cuts by counting, for the tokenizer that counted them only."""
     exact = default_counter()  # tiktoken: its counts add up line by line
-    mem = AutoContextMemory(AutoContextConfig(max_tokens=32_000, min_compression_tokens=500),
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=32_000,
+                                              tuning=Tuning(min_compression_tokens=500)),
                             counter=exact)
     _run(mem, seed=8, steps=200)
     ns, ids = mem.offload.namespace, mem.offload.ids()

@@ -24,12 +24,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
-from builders import LARGE, C, dicts, expand, groups, user
+from builders import LARGE, C, dicts, expand, groups, split_settings, user
 from faults import FaultyStore
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import LONG, examples
 
+from ctxmgr import Tuning
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -40,7 +41,7 @@ from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.errors import ContextOverflowError, StoreError
 from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import validate_pairing
-from ctxmgr.store import DEFAULT_STORE_RETRY, FileStore, StoreRetry
+from ctxmgr.store import DEFAULT_STORE_RETRY, FileStore, StoreRetry, project_dir_name
 
 
 def history() -> list[Message]:
@@ -57,16 +58,17 @@ MORE = [user("and more", "u9"), *groups("more", 6, LARGE)]
 
 def config() -> AutoContextConfig:
     return AutoContextConfig(max_tokens=48_000, token_ratio=0.25, target_ratio=0.15,
-                             last_keep=4, min_compression_tokens=0, cached_token_price=None)
+                             tuning=Tuning(last_keep=4, min_compression_tokens=0,
+                                           cached_token_price=None))
 
 
 FAST_RETRY = StoreRetry(backoff_s=0.001)  # three tries, as by default, without the pauses
 
 
 def memory(store: FaultyStore, **kw: object) -> AutoContextMemory:
-    kw.setdefault("store_retry", FAST_RETRY)
-    mem = AutoContextMemory(config(), counter=C, store=store,
-                            summarizer=ExtractiveSummarizer(), **kw)  # type: ignore[arg-type]
+    settings, kw = split_settings({"store_retry": FAST_RETRY, **kw})
+    mem = AutoContextMemory(config().evolve(**settings), counter=C, store=store,
+                            summarizer=ExtractiveSummarizer(), **kw)
     mem.add(history())
     return mem
 
@@ -278,9 +280,11 @@ def test_a_store_that_stays_down_is_asked_a_bounded_number_of_times_and_the_over
 ) -> None:
     store = FaultyStore(fail_put=lambda key, i: True,
                         error=lambda key: ConnectionError("connection refused"))
-    mem = AutoContextMemory(AutoContextConfig(max_tokens=8_000, cached_token_price=None),
-                            counter=C, store=store, summarizer=ExtractiveSummarizer(),
-                            store_retry=StoreRetry(attempts=2, backoff_s=0.001))
+    mem = AutoContextMemory(AutoContextConfig(max_tokens=8_000,
+                                              tuning=Tuning(cached_token_price=None,
+                                                            store_retry=StoreRetry(attempts=2,
+                                                                                   backoff_s=0.001))),
+                            counter=C, store=store, summarizer=ExtractiveSummarizer())
     mem.add(history())
 
     with pytest.raises(ContextOverflowError) as raised:
@@ -301,7 +305,7 @@ def test_under_random_put_faults_nothing_is_lost_and_no_blob_is_orphaned(
     faults: frozenset[int], llm: bool,
 ) -> None:
     store = FaultyStore(fail_put=lambda key, i: i in faults)
-    mem = AutoContextMemory(config(), counter=C, store=store, store_retry=FAST_RETRY,
+    mem = AutoContextMemory(config().evolve(store_retry=FAST_RETRY), counter=C, store=store,
                             summarizer=ExtractiveSummarizer() if llm else None)
     mem.add(history())
 
@@ -354,7 +358,7 @@ def test_two_processes_compressing_one_session_share_its_blobs(tmp_path: Path) -
 
     assert all(proc.returncode == 0 for proc in procs), [err for _, err in outputs]
     first, second = (set(json.loads(out)) for out, _ in outputs)
-    offload = OffloadStore(FileStore(tmp_path), session="shared")
+    offload = OffloadStore(FileStore(tmp_path), project=project_dir_name(), session="shared")
     assert first == second == set(offload.ids())
     assert all(offload.load(i) for i in first)
 

@@ -70,7 +70,7 @@ def config(**kw: object) -> AutoContextConfig:
                                "safety_margin": 0.0, "keep_tool_results": 0,
                                "identifiers_chars": 0}
     base.update(kw)
-    return AutoContextConfig(**base)  # type: ignore[arg-type]
+    return AutoContextConfig().evolve(**base)
 
 
 def plans(n: int, messages: Sequence[Message], cfg: AutoContextConfig) -> list[Plan]:

@@ -4,7 +4,6 @@ empty answer): the strategy is skipped, nothing is lost and the agent goes on.""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 import threading
 import time
@@ -307,8 +306,7 @@ class CountingHang:
 
 
 def _hung_memory(summarizer: object, **changes: object) -> AutoContextMemory:
-    memory = AutoContextMemory(dataclasses.replace(config(), **changes),  # type: ignore[arg-type]
-                               counter=C, summarizer=summarizer)
+    memory = AutoContextMemory(config().evolve(**changes), counter=C, summarizer=summarizer)
     memory.add(history())
     return memory
 

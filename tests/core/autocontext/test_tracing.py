@@ -12,12 +12,13 @@ import textwrap
 from collections.abc import Sequence
 
 import pytest
-from builders import C, groups, plain_window, system, user
+from builders import C, groups, plain_window, split_settings, system, user
 from opentelemetry import trace
 from opentelemetry.trace import StatusCode
 from otel_spans import compression_spans, recording_spans
 
-from ctxmgr import CompressionEvent, ContextProcessor, Message
+from ctxmgr import CompressionEvent, Message
+from ctxmgr.autocontext import ContextProcessor
 from ctxmgr.autocontext.tracing import ATTRIBUTES, SPAN_NAME
 
 
@@ -37,8 +38,9 @@ def process(messages: Sequence[Message], state: object = None, **kw: object
     seen: list[CompressionEvent] = []
     kw.setdefault("on_event", seen.append)
     kw.setdefault("summarizer", None)  # offloads only: several steps a pass
-    processor = ContextProcessor(plain_window(max_tokens=3000, last_keep=2), counter=C,
-                                 **kw)  # type: ignore[arg-type]
+    settings, kw = split_settings(kw)
+    processor = ContextProcessor(plain_window(max_tokens=3000, last_keep=2, **settings),
+                                 counter=C, **kw)  # type: ignore[arg-type]
     result = processor.process(messages, state)  # type: ignore[arg-type]
     return seen, result.state, result.messages
 
@@ -127,8 +129,9 @@ def test_importing_ctxmgr_leaves_opentelemetry_alone_and_without_it_all_works() 
         print(sorted(m for m in sys.modules if m.startswith("opentelemetry")))
 
         sys.modules["opentelemetry"] = None  # from here on, as if it were not installed
-        from ctxmgr import ApproximateCounter, AutoContextConfig, AutoContextMemory
-        from ctxmgr import text_message
+        from ctxmgr import AutoContextConfig, AutoContextMemory
+        from ctxmgr.tokens import ApproximateCounter
+        from ctxmgr.messages import text_message
 
         seen = []
         memory = AutoContextMemory(AutoContextConfig(max_tokens=2000),

@@ -361,7 +361,8 @@ def test_the_same_history_gives_the_same_note() -> None:
 @pytest.mark.parametrize("share", [0.3, 0.2, 0.1])
 def test_on_generated_sessions_the_note_keeps_the_users_words_within_its_limits(
         kind: str, share: float) -> None:
-    session = generate_session(5, SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
+    session = generate_session(5,
+                               SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
     h = list(session.messages)
     window = int(share * C.count_messages(h))
     cfg = AutoContextConfig(max_tokens=window)
@@ -393,7 +394,8 @@ def test_compressing_again_and_again_through_the_wire_loses_nothing_more(kind: s
     """Issue 16's protocol: each round compresses the previous round's prompt, handed on
     through ``to_openai`` / ``from_openai`` (markers lost). One note each round, and no
     planted item kept by a round is lost by a later one."""
-    session = generate_session(2, SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
+    session = generate_session(2,
+                               SessionSpec(kind=kind, family="heldout"))  # type: ignore[arg-type]
     run = run_protocol(session, share=0.2, mode="wire", rounds=5)
     kept = [{s.key for s in r.scores if s.kept} for r in run.rounds]
     for r in run.rounds:

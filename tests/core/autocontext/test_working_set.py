@@ -13,6 +13,7 @@ from ctxmgr import (
     AutoContextMemory,
     ContextOverflowError,
     ExtractiveSummarizer,
+    Tuning,
     validate_pairing,
 )
 from ctxmgr.autocontext.marker import CompressedMarker
@@ -45,7 +46,7 @@ def test_the_last_three_tool_results_stay_verbatim_through_every_compression() -
 
 
 def test_working_set_size_is_a_knob() -> None:
-    cfg = AutoContextConfig(max_tokens=16_000, keep_tool_results=6)
+    cfg = AutoContextConfig(max_tokens=16_000, tuning=Tuning(keep_tool_results=6))
     mem = AutoContextMemory(cfg, counter=C)
     h = run_of(60, 1500)
     mem.add(h)

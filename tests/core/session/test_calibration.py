@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ctxmgr import ApproximateCounter, text_message
+from ctxmgr.messages import text_message
 from ctxmgr.session.calibration import Calibration, ScaledCounter
+from ctxmgr.tokens import ApproximateCounter
 
 
 def test_calibration_follows_the_reported_input_tokens() -> None:

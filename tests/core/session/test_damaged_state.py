@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from builders import C, call, group, result, system, user
 
-from ctxmgr import AutoContextConfig, InMemoryStore, Message, ToolUseBlock
+from ctxmgr import AutoContextConfig, InMemoryStore, Message, ToolUseBlock, Tuning
 from ctxmgr.session import SessionEngine, merge_session_state
 
 WRONG: tuple[Any, ...] = (None, True, -1, 0, 1.5, float("inf"), "x", [], {}, [5], {"k": 5})
@@ -27,11 +27,12 @@ WRONG: tuple[Any, ...] = (None, True, -1, 0, 1.5, float("inf"), "x", [], {}, [5]
 
 
 def config() -> AutoContextConfig:
-    return AutoContextConfig(max_tokens=8000, min_compression_tokens=500, cached_token_price=None)
+    return AutoContextConfig(max_tokens=8000,
+                             tuning=Tuning(min_compression_tokens=500, cached_token_price=None))
 
 
 def engine() -> SessionEngine:
-    return SessionEngine(config(), counter=C, project="p", memo=True, message_archiving=True)
+    return SessionEngine(config().evolve(project="p", memo=True, message_archiving=True), counter=C)
 
 
 def history() -> list[Message]:

@@ -12,9 +12,10 @@ from ctxmgr import (
     ConfigError,
     InMemoryStore,
     Message,
-    apply_edits,
+    Tuning,
     validate_pairing,
 )
+from ctxmgr.autocontext import apply_edits
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.prompts import RELOAD_HINT_ID
 from ctxmgr.session import GUIDANCE_ID, SessionEngine, Turn, merge_session_state
@@ -22,7 +23,8 @@ from ctxmgr.session.state import SessionState
 
 
 def config() -> AutoContextConfig:
-    return AutoContextConfig(max_tokens=8000, min_compression_tokens=500, cached_token_price=None)
+    return AutoContextConfig(max_tokens=8000,
+                             tuning=Tuning(min_compression_tokens=500, cached_token_price=None))
 
 
 def history(n: int = 30) -> list[Message]:
@@ -32,8 +34,8 @@ def history(n: int = 30) -> list[Message]:
     return h
 
 
-def engine(**kw: object) -> SessionEngine:
-    return SessionEngine(config(), counter=C, project="p", **kw)  # type: ignore[arg-type]
+def engine(**settings: object) -> SessionEngine:
+    return SessionEngine(config().evolve(project="p", **settings), counter=C)
 
 
 def prepare(e: SessionEngine, h: list[Message], state: dict | None, store: InMemoryStore,
@@ -160,11 +162,31 @@ def test_a_damaged_state_is_a_warning_not_an_error(caplog: pytest.LogCaptureFixt
 @pytest.mark.parametrize(("options", "message"), [
     ({"config": {"max_tokens": 10}}, "config must be an AutoContextConfig"),
     ({"summarizer": 42}, "summarizer"),
-    ({"project": "my project"}, "project"),
-    ({"max_memos": 0}, "max_memos"),
-    ({"max_sessions": 0}, "max_sessions"),
-    ({"memo": "maybe"}, "memo"),
+    ({"config": AutoContextConfig(project="my project")}, "project"),
+    ({"model": "gpt-4o"}, "model must be a ModelInfo"),
+    ({"on_event": 3}, "on_event must be callable"),
 ])
 def test_a_bad_option_is_refused_when_the_engine_is_built(options: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         SessionEngine(**options)
+
+
+@pytest.mark.parametrize(("setting", "where"), [
+    ("memo", r"SessionEngine\(AutoContextConfig\(memo=...\)\)"),
+    ("max_sessions", r"SessionEngine\(AutoContextConfig\(tuning=Tuning\(max_sessions=...\)\)\)"),
+])
+def test_a_setting_given_as_a_keyword_says_where_it_lives_now(setting: str, where: str) -> None:
+    with pytest.raises(TypeError, match=where):
+        SessionEngine(**{setting: 1})
+
+
+@pytest.mark.parametrize("overhead", [-10**9, -1, 1.5, True, "100"])
+def test_an_impossible_overhead_is_refused_not_counted(overhead: object) -> None:
+    """Regression: an overhead of -10**9 was taken, and the prompt reported as
+    -999,996,100 tokens."""
+    from ctxmgr.autocontext import ContextProcessor
+
+    with pytest.raises(ConfigError, match=rf"overhead must be an int >= 0, got {overhead!r}"):
+        prepare(engine(), history(), None, InMemoryStore(), overhead=overhead)
+    with pytest.raises(ConfigError, match=r"overhead_tokens must be an int >= 0"):
+        ContextProcessor(config(), counter=C).process(history(), overhead_tokens=overhead)

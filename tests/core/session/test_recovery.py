@@ -7,14 +7,15 @@ import re
 
 from builders import C, group, system, user
 
-from ctxmgr import AutoContextConfig, InMemoryStore, Message
+from ctxmgr import AutoContextConfig, InMemoryStore, Message, Tuning
 from ctxmgr.autocontext.reload import reload_room, render_reloaded
 from ctxmgr.session import SessionEngine, merge_session_state
 
 
 def compressed() -> tuple[SessionEngine, InMemoryStore, list[Message], dict, str]:
-    engine = SessionEngine(AutoContextConfig(max_tokens=8000, min_compression_tokens=500,
-                                             cached_token_price=None), counter=C, project="p")
+    engine = SessionEngine(AutoContextConfig(max_tokens=8000, project="p",
+                                             tuning=Tuning(min_compression_tokens=500,
+                                                           cached_token_price=None)), counter=C)
     store = InMemoryStore()
     h = [system(), user("read the logs", id="u0")]
     for k in range(12):
@@ -81,8 +82,8 @@ def test_a_search_names_the_page_a_later_reload_of_the_range_gives() -> None:
 
 
 def test_a_search_looks_in_archived_results_and_memos_too() -> None:
-    engine = SessionEngine(AutoContextConfig(max_tokens=64_000), counter=C, project="p",
-                           message_archiving=True, memo=True)
+    engine = SessionEngine(AutoContextConfig(max_tokens=64_000, project="p",
+                                             message_archiving=True, memo=True), counter=C)
     store = InMemoryStore()
     h = [system(), user("read the logs", id="u0"), *group("c0", 400, head="disk at 97%")]
     archived = engine.archive({"action": "archive", "tool_use_ids": ["c0"]}, h, None)
@@ -115,8 +116,7 @@ def test_an_id_longer_than_any_offload_id_is_refused_in_one_line_and_keeps_no_pa
 
 
 def test_a_memo_key_longer_than_any_valid_key_is_refused_in_one_line() -> None:
-    engine = SessionEngine(AutoContextConfig(max_tokens=8000), counter=C, project="p",
-                           memo=True)
+    engine = SessionEngine(AutoContextConfig(max_tokens=8000, project="p", memo=True), counter=C)
     for call in ({"action": "read", "key": "k" * 1_000_000},
                  {"action": "write", "key": "k" * 1_000_000, "summary": "s", "content": "c"}):
         answer = engine.memo(call, [], store=InMemoryStore(), session="s")

@@ -51,7 +51,7 @@ def test_only_the_oversized_argument_of_a_refused_call_is_elided() -> None:
 
 
 def test_the_engine_counts_a_refused_oversized_call_as_its_placeholder() -> None:
-    engine = SessionEngine(AutoContextConfig(max_tokens=8000), project="p")
+    engine = SessionEngine(AutoContextConfig(max_tokens=8000, project="p"))
     history = [system(), user("find the note", id="u0"),
                call("r1", "a1", name="context_reload", args={"uuid": HUGE}),
                result("r1", "Error: uuid is 200000 characters long; ...", id="t1")]

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from ctxmgr import ArchiveState
+from ctxmgr.archive import ArchiveState
 from ctxmgr.session import (
     MAX_RELOAD_PAGES,
     MemoElision,

@@ -1,6 +1,6 @@
 """AutoContextMemory: AgentScope's six strategies plus three last resorts, reversible by id."""
 
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import AutoContextConfig, Tuning
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit, apply_edits, diff_edits
 from ctxmgr.autocontext.events import CompressionEvent
@@ -41,6 +41,7 @@ __all__ = [
     "Summarizer",
     "SummaryCooldown",
     "SummaryWorker",
+    "Tuning",
     "acompress",
     "apply_edits",
     "async_history_processor",

@@ -1,16 +1,34 @@
-"""AutoContextConfig: every knob of the compressor, validated once.
+"""AutoContextConfig: every setting of ctxmgr in one value object, validated once.
 
-Three sizes follow the window unless set: ``"auto"`` applies a documented rule
-whose constants are named here, so what a config does at 4k, 16k or 128k tokens
-can be read off it. ``repr`` and every :class:`CompressionEvent` show the
-effective values.
+The settings most users touch are fields of :class:`AutoContextConfig` (the window, when
+and how far to compress, the tools the model gets); the rest are grouped in
+:class:`Tuning` (``AutoContextConfig(tuning=Tuning(last_keep=20))``). Every field not
+given in code is read from the environment by one rule (:mod:`ctxmgr._env`:
+``CTXMGR_<FIELD>``, then ``.env``, then the default), wherever a config is built.
+
+Some sizes follow the window unless set: ``"auto"`` applies a documented rule whose
+constants are named here, so what a config does at 4k, 16k or 128k tokens can be read
+off it. ``repr`` and every :class:`CompressionEvent` show the effective values.
+
+Every setting refuses a value of the wrong type or out of range with one
+:class:`~ctxmgr.ConfigError` naming the field, the rule and the value
+(``max_tokens must be an int > 0, got 8000.5``); bools are not taken for numbers.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+import math
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, TypeVar
 
+from ctxmgr import _env
+from ctxmgr._unset import UNSET, Unset
 from ctxmgr.autocontext.prompts import (
     CURRENT_LARGE_PROMPT,
     CURRENT_ROUND_PROMPT,
@@ -18,9 +36,12 @@ from ctxmgr.autocontext.prompts import (
     TOOL_RUN_PROMPT,
 )
 from ctxmgr.errors import ConfigError
+from ctxmgr.memo.store import DEFAULT_MAX_MEMOS
+from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
 
 __all__ = [
     "AUTO",
+    "DEFAULT_MAX_TOKENS",
     "IDENTIFIERS_CHARS_PER_WINDOW_TOKEN",
     "LARGE_CHARS",
     "LARGE_CHARS_PER_WINDOW_TOKEN",
@@ -36,7 +57,14 @@ __all__ = [
     "USER_NOTE_CHARS_PER_WINDOW_TOKEN",
     "TAIL_ROOM_SHARE",
     "AutoContextConfig",
+    "DEFAULT_MAX_MEMOS",
+    "DEFAULT_MAX_SESSIONS",
+    "Tuning",
+    "refuse_moved",
 ]
+
+DEFAULT_MAX_TOKENS = 128_000
+"""The window assumed when neither the user nor the model gives one."""
 
 AUTO: Literal["auto"] = "auto"
 """A size that follows the window, by the rule its field documents."""
@@ -92,47 +120,67 @@ RESERVE_WINDOW_SHARE = 1 / 8
 RESERVE_MAX_TOKENS = 4096
 """... but no more than this (a long answer at 128k rarely needs more)."""
 
+DEFAULT_MAX_SESSIONS = 1024
+"""Sessions whose compressor an engine keeps (the least recently used is dropped)."""
+
 Auto = int | Literal["auto"]
+_Config = TypeVar("_Config")
 
 
+def _reads_environment(cls: type[_Config]) -> type[_Config]:
+    """Make ``cls`` read each field not given to its constructor from the environment
+    (:mod:`ctxmgr._env`): one rule for every config, wherever it is built. A field whose
+    type the environment cannot carry (a prompt, a nested object) keeps its default."""
+    init = cls.__init__
+    readable = {f.name: str(f.type) for f in fields(cls)  # type: ignore[arg-type]
+                if f.init and f.metadata.get("env", True)}
+
+    @functools.wraps(init)
+    def __init__(self: Any, **given: Any) -> None:
+        found: dict[str, Any] = {}
+        where: dict[str, str] = {}
+        for name, kind in readable.items():
+            if name in given:
+                continue
+            hit = _env.find(_env.variable(name))
+            if hit is None:
+                continue
+            value = _env.parse(hit[0], kind, hit[1])
+            if value is not UNSET:
+                found[name] = value
+                where[name] = hit[1]
+        try:
+            init(self, **found, **given)
+        except ConfigError as exc:
+            named = [w for name, w in where.items() if str(exc).startswith(name) or
+                     f"{name}=" in str(exc) or f" {name} " in str(exc)]
+            if not named:
+                raise
+            raise ConfigError(f"{exc} (read from {', '.join(named)})") from None
+
+    __init__.__signature__ = inspect.signature(init)  # type: ignore[attr-defined]
+    cls.__init__ = __init__  # type: ignore[method-assign]
+    return cls
+
+
+@_reads_environment
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AutoContextConfig:
-    """When to compress, how far, and what never to touch.
+class Tuning:
+    """Settings few users touch: how the strategies size their work, prompts, retries.
 
     Example::
 
-        AutoContextConfig(max_tokens=32_000, disabled_strategies={6},
-                          never_compress_tools={"read_skill"})
+        AutoContextConfig(max_tokens=32_000, tuning=Tuning(last_keep=20, keep_tool_results=5))
+
+    Each field not given is read from ``CTXMGR_<FIELD>`` (environment, then ``.env``),
+    as :class:`AutoContextConfig`'s are.
     """
 
-    max_tokens: int = 128_000
-    """The model's context window, in tokens."""
-    reserve_output_tokens: Auto = AUTO
-    """Room kept for the model's answer; prompts are held to ``max_tokens`` less this.
-    ``"auto"``: ``max_tokens *`` :data:`RESERVE_WINDOW_SHARE`, at most
-    :data:`RESERVE_MAX_TOKENS` (500 at a 4k window, 4,096 from 32,768 up)."""
     safety_margin: float = 0.05
     """Share of the prompt budget held back for tokenizer differences: the provider may
     count a prompt differently from ctxmgr's tiktoken count (another serialisation of
     the same messages was measured up to 12 % larger on the recorded support runs).
     Counting against the model's reported usage (the adapters calibrate) narrows it."""
-    token_ratio: float = 0.8
-    """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. Chosen
-    with ``summary_input_chars``, ``target_ratio`` and ``identifiers_chars`` on cost
-    with recovery (a missing fact priced as one ``context_search`` round trip, or the
-    tool run again) and fact availability together, on the recorded runs at 32k and 16k
-    (benchmarks/RESULTS.md). With summaries fed 600 characters per text (cost with
-    recovery / none, fact availability), at 16k 0.75 gives 0.573, 0.924; 0.8: 0.572,
-    0.927; 0.85: 0.573, 0.934; at 32k 0.75: 0.644, 0.988; 0.8: 0.653, 0.989; 0.85:
-    0.662, 0.988. Of the three, 0.8 alone is beaten on both axes at neither window (0.75
-    is dearer for fewer facts at 16k, 0.85 at 32k)."""
-    msg_threshold: int = 100
-    """... or when the history holds this many messages."""
-    target_ratio: float = 0.1
-    """Once triggered, compress down to ``budget_tokens * target_ratio`` tokens: fewer,
-    deeper compressions keep the provider's prompt cache warm between them. (The working
-    set and the pinned messages are never cut for it, so on a small window the target
-    is often out of reach and a compression takes what it can.)"""
     last_keep: int = 50
     """Messages at the end protected from strategies 1 and 2, as long as they fit in
     :data:`TAIL_ROOM_SHARE` of the room the target leaves beside the pinned messages."""
@@ -196,12 +244,113 @@ class AutoContextConfig:
     it turns uncached must cost less than the tokens it removes would over as many
     further model calls as the history holds so far. ``None`` makes every edit a
     strategy plans."""
-    summary_timeout_s: float = 60.0
-    """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     summary_cooldown_s: float = 300.0
     """After a summarizer call timed out, no call for this long (every session of one
     engine, sync and async): a hung model delays the agent once per period, not once per
     model call. 0 turns it off."""
+    store_retry: StoreRetry = field(default=DEFAULT_STORE_RETRY, metadata={"env": False})
+    """How a failing store call is tried again while compressing (default three tries,
+    0.05 s and 0.1 s apart); a step whose originals still cannot be written is skipped."""
+    max_sessions: int = DEFAULT_MAX_SESSIONS
+    """Sessions whose compressor an integration keeps in this process (the least recently
+    used is dropped past it; it is rebuilt from the store when needed)."""
+    reload_hint: bool = True
+    """Put a system message that explains the offload tags in the prompt once anything is
+    compressed (left out anyway on a window so small that it would crowd the prompt)."""
+    tool_run_prompt: str = field(default=TOOL_RUN_PROMPT, metadata={"env": False})
+    previous_round_prompt: str = field(default=PREVIOUS_ROUND_PROMPT, metadata={"env": False})
+    current_large_prompt: str = field(default=CURRENT_LARGE_PROMPT, metadata={"env": False})
+    current_round_prompt: str = field(default=CURRENT_ROUND_PROMPT, metadata={"env": False})
+
+
+    def __post_init__(self) -> None:
+        _positive_int(self, "min_consecutive_tool_messages", "summary_input_chars",
+                      "max_sessions")
+        _positive_int(self, "large_payload_threshold", auto=True)
+        _non_negative_int(self, "last_keep", "keep_tool_results")
+        _non_negative_int(self, "offload_preview_chars", "min_compression_tokens",
+                          "identifiers_chars", "record_chars", "user_note_chars", auto=True)
+        _number(self, "safety_margin", low=0, high=0.5, rule="a number in [0, 0.5)")
+        _number(self, "summary_cooldown_s", low=0, rule="a number >= 0")
+        _ratio(self, "current_round_compression_ratio")
+        _ratio(self, "cached_token_price", none=True)
+        _flag(self, "reload_hint")
+        if not isinstance(self.store_retry, StoreRetry):
+            raise ConfigError(f"store_retry must be a StoreRetry, got {self.store_retry!r:.80}")
+        for name in ("tool_run_prompt", "previous_round_prompt", "current_large_prompt",
+                     "current_round_prompt"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                raise ConfigError(f"{name} must be a non-empty str, "
+                                  f"got {getattr(self, name)!r:.80}")
+
+    def __repr__(self) -> str:
+        return f"Tuning({_changed(self)})"
+
+
+@_reads_environment
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
+class AutoContextConfig:
+    """Every setting of ctxmgr: when to compress, how far, what never to touch, and the
+    tools the model gets. The rarely touched ones are grouped in :attr:`tuning`.
+
+    Example::
+
+        AutoContextConfig(max_tokens=32_000, memo=True, disabled_strategies={6},
+                          never_compress_tools={"read_skill"})
+
+    Each field not given is read from ``CTXMGR_<FIELD>`` in the environment, then in a
+    ``.env`` file in the working directory, else it keeps its default
+    (``CTXMGR_MAX_TOKENS=32000``, ``CTXMGR_MEMO=true``, ``CTXMGR_DISABLED_STRATEGIES=6,7``).
+
+    Raises:
+        ConfigError: a value of the wrong type or out of range (the message names the
+            field, the rule and the value; and the variable, when it came from one).
+    """
+
+    max_tokens: int | Unset = UNSET
+    """The model's context window, in tokens. Left out: read from the model where an
+    integration is handed one (LangChain's profile, LlamaIndex's metadata), else
+    :data:`DEFAULT_MAX_TOKENS` with a warning (:mod:`ctxmgr.session.defaults`); the
+    sizes below then work with :attr:`window`."""
+    reserve_output_tokens: Auto = AUTO
+    """Room kept for the model's answer; prompts are held to ``max_tokens`` less this.
+    ``"auto"``: ``max_tokens *`` :data:`RESERVE_WINDOW_SHARE`, at most
+    :data:`RESERVE_MAX_TOKENS` (500 at a 4k window, 4,096 from 32,768 up)."""
+    token_ratio: float = 0.8
+    """Compress when the prompt reaches ``budget_tokens * token_ratio`` tokens. Chosen
+    with ``summary_input_chars``, ``target_ratio`` and ``identifiers_chars`` on cost
+    with recovery (a missing fact priced as one ``context_search`` round trip, or the
+    tool run again) and fact availability together, on the recorded runs at 32k and 16k
+    (benchmarks/RESULTS.md). With summaries fed 600 characters per text (cost with
+    recovery / none, fact availability), at 16k 0.75 gives 0.573, 0.924; 0.8: 0.572,
+    0.927; 0.85: 0.573, 0.934; at 32k 0.75: 0.644, 0.988; 0.8: 0.653, 0.989; 0.85:
+    0.662, 0.988. Of the three, 0.8 alone is beaten on both axes at neither window (0.75
+    is dearer for fewer facts at 16k, 0.85 at 32k)."""
+    target_ratio: float = 0.1
+    """Once triggered, compress down to ``budget_tokens * target_ratio`` tokens: fewer,
+    deeper compressions keep the provider's prompt cache warm between them. (The working
+    set and the pinned messages are never cut for it, so on a small window the target
+    is often out of reach and a compression takes what it can.)"""
+    msg_threshold: int = 100
+    """... or when the history holds this many messages."""
+    context_reload: bool = True
+    """Offer the model ``context_reload`` and ``context_search``, to get back what was
+    compressed out of its context."""
+    message_archiving: bool = False
+    """Offer the model the message-archiving tool (hide tool results it no longer
+    needs)."""
+    memo: bool = False
+    """Offer the model the memo tool (notes it writes to the store and reads back)."""
+    max_memos: int = DEFAULT_MAX_MEMOS
+    """Memos a session may hold; a write past it is refused with a clear message."""
+    guidance: bool = True
+    """Tell the model, in a system message, when to archive and to write memos (when
+    those tools are offered)."""
+    calibrate: bool = True
+    """Scale token counts by the input tokens the model reports, so budgets hold in its
+    own tokens when its tokenizer is not tiktoken's (:mod:`ctxmgr.session.calibration`)."""
+    summary_timeout_s: float = 60.0
+    """Per summarizer call; a slower call is abandoned and its strategy skipped."""
     disabled_strategies: frozenset[int] = field(default_factory=frozenset)
     """Strategy numbers never to run (1-9: see the README's table of strategies; an
     unknown number is refused when a compressor is built with this config)."""
@@ -210,71 +359,131 @@ class AutoContextConfig:
     pinned_ids: frozenset[str] = field(default_factory=frozenset)
     """Message ids never offloaded or summarized (system messages, the first and the
     latest user message are always pinned)."""
-    tool_run_prompt: str = TOOL_RUN_PROMPT
-    previous_round_prompt: str = PREVIOUS_ROUND_PROMPT
-    current_large_prompt: str = CURRENT_LARGE_PROMPT
-    current_round_prompt: str = CURRENT_ROUND_PROMPT
+    project: str | Unset = UNSET
+    """The namespace above the sessions in the store; left out, derived from the working
+    directory (:func:`~ctxmgr.store.project_dir_name`)."""
+    home: Path = field(default_factory=lambda: Path.home() / ".ctxmgr",
+                       metadata={"local": True})
+    """The folder of the default file store (``CTXMGR_HOME``; default ``~/.ctxmgr``). A
+    path of this machine: :meth:`to_json` leaves it out."""
+    tuning: Tuning = field(default_factory=Tuning, metadata={"env": False})
+    """The settings few users touch (:class:`Tuning`)."""
 
     def __post_init__(self) -> None:
-        for name in ("large_payload_threshold", "offload_preview_chars",
-                     "min_compression_tokens", "reserve_output_tokens", "identifiers_chars",
-                     "record_chars", "user_note_chars"):
-            value = getattr(self, name)
-            if isinstance(value, str) and value != AUTO:
-                raise ConfigError(f"{name} must be a number or 'auto', got {value!r}")
-        for name in ("disabled_strategies", "never_compress_tools", "pinned_ids"):
-            value = getattr(self, name)
-            if isinstance(value, str) or not _iterable(value):
-                raise ConfigError(f"{name} must be a collection, got {value!r}")
-            object.__setattr__(self, name, frozenset(value))
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if (value is None and f.type == "float | None") or value == AUTO:
-                continue
-            if f.type in ("int", "float", "float | None", "Auto") and (
-                    isinstance(value, bool) or not isinstance(value, int | float)):
-                raise ConfigError(f"{f.name} must be a number, got {value!r}")
-        _positive(self, "max_tokens", "msg_threshold", "large_payload_threshold",
-                  "min_consecutive_tool_messages", "summary_timeout_s", "summary_input_chars")
-        _non_negative(self, "last_keep", "offload_preview_chars", "min_compression_tokens",
-                      "identifiers_chars", "record_chars", "user_note_chars",
-                      "reserve_output_tokens", "keep_tool_results", "summary_cooldown_s")
-        if not 0 <= self.safety_margin < 0.5:
-            raise ConfigError(f"safety_margin must be in [0, 0.5), got {self.safety_margin!r}")
-        if self.reserve_tokens >= self.max_tokens:
+        _positive_int(self, "max_tokens", unset=True)
+        _positive_int(self, "msg_threshold", "max_memos")
+        _non_negative_int(self, "reserve_output_tokens", auto=True)
+        _ratio(self, "token_ratio")
+        _ratio(self, "target_ratio")
+        _number(self, "summary_timeout_s", low=0, low_open=True, rule="a number > 0")
+        _flag(self, "context_reload", "message_archiving", "memo", "guidance", "calibrate")
+        _names(self, "disabled_strategies", int)
+        _names(self, "never_compress_tools", str)
+        _names(self, "pinned_ids", str)
+        if self.project is not UNSET and (not isinstance(self.project, str)
+                                          or not self.project):
+            raise ConfigError(f"project must be a non-empty str, got {self.project!r:.80}")
+        if not isinstance(self.home, str | os.PathLike) or not os.fspath(self.home):
+            raise ConfigError(f"home must be a non-empty path, got {self.home!r:.80}")
+        object.__setattr__(self, "home", Path(self.home).expanduser())
+        if not isinstance(self.tuning, Tuning):
+            raise ConfigError(f"tuning must be a Tuning, got {self.tuning!r:.80}")
+        if self.reserve_tokens >= self.window:
             raise ConfigError(
                 f"reserve_output_tokens must leave room for a prompt, got "
-                f"{self.reserve_tokens!r} of a {self.max_tokens}-token window")
+                f"{self.reserve_tokens!r} of a {self.window}-token window")
         if self.large_chars < 1:
-            raise ConfigError(f"max_tokens={self.max_tokens} leaves no room: large_payload_"
+            raise ConfigError(f"max_tokens={self.window} leaves no room: large_payload_"
                               "threshold='auto' needs max_tokens >= 8")
-        for name in ("token_ratio", "target_ratio", "current_round_compression_ratio",
-                     "cached_token_price"):
-            value = getattr(self, name)
-            if value is None and name == "cached_token_price":
-                continue
-            if not 0 < value <= 1:
-                raise ConfigError(f"{name} must be in (0, 1], got {value!r}")
         if self.target_ratio > self.token_ratio:
             raise ConfigError(
                 f"target_ratio must not exceed token_ratio, got target_ratio="
                 f"{self.target_ratio!r} > token_ratio={self.token_ratio!r}")
-        for n in self.disabled_strategies:
-            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-                raise ConfigError(f"disabled_strategies must hold strategy numbers, got {n!r}")
+
+    @classmethod
+    def from_env(cls, *, environ: Mapping[str, str] | None = None,
+                 dotenv_path: str | os.PathLike[str] | None = None, use_dotenv: bool = True,
+                 **given: Any) -> AutoContextConfig:
+        """A config whose fields not ``given`` are read from these sources instead of the
+        process's environment and ``./.env`` (the fields of its :class:`Tuning` too).
+
+        Args:
+            environ: the variables to read (default ``os.environ``).
+            dotenv_path: the ``.env`` file (default ``.env`` in the working directory).
+            use_dotenv: read a ``.env`` file at all.
+        """
+        with _env.reading(_env.Sources(environ, dotenv_path, use_dotenv)):
+            return cls(**given)
+
+    def evolve(self, **changes: Any) -> AutoContextConfig:
+        """A copy with ``changes``, each a setting of this config or of its
+        :class:`Tuning` by name (``config.evolve(max_tokens=16_000, last_keep=20)``).
+
+        Raises:
+            ConfigError: a name that is no setting, or a value the config refuses.
+        """
+        _known(changes, _FIELDS | _TUNING, "")
+        tuning = {k: v for k, v in changes.items() if k in _TUNING and k not in _FIELDS}
+        mine = {k: v for k, v in changes.items() if k not in tuning}
+        if tuning:
+            mine["tuning"] = dataclasses.replace(self.tuning, **tuning)
+        return dataclasses.replace(self, **mine)
+
+    def to_json(self, *, complete: bool = False) -> dict[str, Any]:
+        """The settings that differ from their defaults, as plain JSON (what
+        :meth:`from_json` reads back into an equal config on this machine): sets as sorted
+        lists, the tuning as a dict of its own changes; the home folder, a path of this
+        machine, is left out (it is read where the config is read).
+
+        Args:
+            complete: also every setting the environment could set, at its default too:
+                read back anywhere, the config is this one whatever ``CTXMGR_*`` says
+                there (a setting given in code is never overridden by the environment).
+        """
+        return _to_json(self, complete)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AutoContextConfig:
+        """Read :meth:`to_json` output (settings it leaves out are read as any are: from
+        the environment, else their defaults).
+
+        Raises:
+            ConfigError: a key that is no setting, or a value the config refuses; the
+                message names it.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"a config must be a dict of settings, got {data!r:.80}")
+        values = dict(data)
+        tuning = values.pop("tuning", None)
+        if tuning is not None:
+            if not isinstance(tuning, Mapping):
+                raise ConfigError(f"tuning must be a dict of settings, got {tuning!r:.80}")
+            tuning = dict(tuning)
+            if isinstance(tuning.get("store_retry"), Mapping):
+                tuning["store_retry"] = StoreRetry(**tuning["store_retry"])
+            _known(tuning, _TUNING, "tuning")
+            values["tuning"] = Tuning(**tuning)
+        _known(values, _FIELDS, "")
+        return cls(**values)
+
+    @property
+    def window(self) -> int:
+        """The window the sizes work with: ``max_tokens``, or :data:`DEFAULT_MAX_TOKENS`
+        when it was left out (an integration reads the model's first)."""
+        return DEFAULT_MAX_TOKENS if self.max_tokens is UNSET else self.max_tokens
 
     @property
     def reserve_tokens(self) -> int:
         """Room kept for the answer (``reserve_output_tokens`` resolved)."""
         if self.reserve_output_tokens != AUTO:
             return int(self.reserve_output_tokens)
-        return min(RESERVE_MAX_TOKENS, int(self.max_tokens * RESERVE_WINDOW_SHARE))
+        return min(RESERVE_MAX_TOKENS, int(self.window * RESERVE_WINDOW_SHARE))
 
     @property
     def budget_tokens(self) -> int:
         """The most a prompt may hold: the window less the reserve for the answer, less
         the safety margin. Prompts over it are what ``ContextOverflowError`` reports."""
-        return int((self.max_tokens - self.reserve_tokens) * (1 - self.safety_margin))
+        return int((self.window - self.reserve_tokens) * (1 - self.tuning.safety_margin))
 
     @property
     def trigger_tokens(self) -> int:
@@ -285,73 +494,63 @@ class AutoContextConfig:
     def large_chars(self) -> int:
         """Characters from which a message counts as large (``large_payload_threshold``
         with ``"auto"`` resolved)."""
-        if self.large_payload_threshold != AUTO:
-            return int(self.large_payload_threshold)
-        return min(LARGE_CHARS, int(self.max_tokens * LARGE_CHARS_PER_WINDOW_TOKEN))
+        if self.tuning.large_payload_threshold != AUTO:
+            return int(self.tuning.large_payload_threshold)
+        return min(LARGE_CHARS, int(self.window * LARGE_CHARS_PER_WINDOW_TOKEN))
 
     @property
     def preview_chars(self) -> int:
         """Characters of an offloaded message kept as its preview (resolved)."""
-        if self.offload_preview_chars != AUTO:
-            return int(self.offload_preview_chars)
+        if self.tuning.offload_preview_chars != AUTO:
+            return int(self.tuning.offload_preview_chars)
         return min(PREVIEW_CHARS, int(self.large_chars * PREVIEW_SHARE_OF_LARGE))
 
     @property
     def min_range_tokens(self) -> int:
         """Smallest range strategies 1 and 4 summarize (``min_compression_tokens``
         resolved)."""
-        if self.min_compression_tokens != AUTO:
-            return int(self.min_compression_tokens)
-        return min(MIN_RANGE_TOKENS, int(self.max_tokens * MIN_RANGE_WINDOW_SHARE))
+        if self.tuning.min_compression_tokens != AUTO:
+            return int(self.tuning.min_compression_tokens)
+        return min(MIN_RANGE_TOKENS, int(self.window * MIN_RANGE_WINDOW_SHARE))
 
     @property
     def identifiers_limit(self) -> int:
         """Characters of a stand-in's identifiers line (``identifiers_chars`` resolved;
         0: no line)."""
-        if self.identifiers_chars != AUTO:
-            return int(self.identifiers_chars)
-        return max(0, min(int(self.max_tokens * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
-                          int(self.max_tokens * EXTRAS_CHARS_PER_WINDOW_TOKEN)
+        if self.tuning.identifiers_chars != AUTO:
+            return int(self.tuning.identifiers_chars)
+        return max(0, min(int(self.window * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
+                          int(self.window * EXTRAS_CHARS_PER_WINDOW_TOKEN)
                           - self.record_limit))
 
     @property
     def record_limit(self) -> int:
         """Characters of a stand-in's record of tool calls (``record_chars`` resolved)."""
-        if self.record_chars != AUTO:
-            return int(self.record_chars)
-        return min(int(self.max_tokens * RECORD_CHARS_PER_WINDOW_TOKEN), RECORD_MAX_CHARS)
+        if self.tuning.record_chars != AUTO:
+            return int(self.tuning.record_chars)
+        return min(int(self.window * RECORD_CHARS_PER_WINDOW_TOKEN), RECORD_MAX_CHARS)
 
     @property
     def user_note_limit(self) -> int:
         """Characters of the note of the user's words (``user_note_chars`` resolved)."""
-        if self.user_note_chars != AUTO:
-            return int(self.user_note_chars)
-        return int(self.max_tokens * USER_NOTE_CHARS_PER_WINDOW_TOKEN)
+        if self.tuning.user_note_chars != AUTO:
+            return int(self.tuning.user_note_chars)
+        return int(self.window * USER_NOTE_CHARS_PER_WINDOW_TOKEN)
 
     def effective(self) -> dict[str, int]:
         """The sizes this config works with on its window, every ``"auto"`` resolved."""
-        return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
+        return {"max_tokens": self.window, "reserve_tokens": self.reserve_tokens,
                 "budget_tokens": self.budget_tokens, "trigger_tokens": self.trigger_tokens,
                 "target_tokens": self.target_tokens, "msg_threshold": self.msg_threshold,
                 "large_chars": self.large_chars, "preview_chars": self.preview_chars,
                 "min_range_tokens": self.min_range_tokens,
                 "identifiers_chars": self.identifiers_limit, "record_chars": self.record_limit,
-                "user_note_chars": self.user_note_limit, "last_keep": self.last_keep}
+                "user_note_chars": self.user_note_limit, "last_keep": self.tuning.last_keep}
 
     def __repr__(self) -> str:
-        parts: list[str] = []
-        for f in fields(self):
-            value: Any = getattr(self, f.name)
-            if f.name.endswith("_prompt"):
-                if value != f.default:
-                    parts.append(f"{f.name}=<custom>")
-                continue
-            if isinstance(value, frozenset):
-                value = sorted(value)
-            parts.append(f"{f.name}={value!r}")
         effective = ", ".join(f"{k}={v}" for k, v in self.effective().items()
                               if k != "max_tokens")
-        return f"AutoContextConfig({', '.join(parts)}; effective: {effective})"
+        return f"AutoContextConfig({_changed(self)}; effective: {effective})"
 
     @property
     def target_tokens(self) -> int:
@@ -362,6 +561,134 @@ class AutoContextConfig:
         return strategy not in self.disabled_strategies
 
 
+def refuse_moved(owner: str, given: Mapping[str, object]) -> None:
+    """Refuse settings given to ``owner`` as keywords, saying where each lives now.
+
+    Raises:
+        TypeError: names the first keyword and, for a setting, how to give it.
+    """
+    for name in given:
+        if name in _FIELDS:
+            where = f"AutoContextConfig({name}=...)"
+        elif name in _TUNING:
+            where = f"AutoContextConfig(tuning=Tuning({name}=...))"
+        else:
+            raise TypeError(f"{owner}() got an unexpected keyword argument {name!r}")
+        raise TypeError(f"{owner}() takes {name} in its config: pass {owner}({where})")
+
+
+def _changed(config: Any) -> str:
+    """The fields of ``config`` that differ from their defaults (the window always), as
+    ``name=value`` (a custom prompt as ``<custom>``)."""
+    parts: list[str] = []
+    for f in fields(config):
+        value: Any = getattr(config, f.name)
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        if (value == default and f.name != "max_tokens") or f.metadata.get("local"):
+            continue
+        if f.name.endswith("_prompt"):
+            value = "<custom>"
+        elif isinstance(value, frozenset):
+            value = sorted(value, key=str)
+        parts.append(f"{f.name}={value!s}" if f.name.endswith("_prompt")
+                     else f"{f.name}={value!r}")
+    return ", ".join(parts)
+
+
+def _to_json(config: Any, complete: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(config):
+        value: Any = getattr(config, f.name)
+        default = f.default_factory() if callable(f.default_factory) else f.default
+        kept = complete and f.metadata.get("env", True) or isinstance(value, Tuning)
+        if (value == default and not kept) or value is UNSET or f.metadata.get("local"):
+            continue
+        if isinstance(value, Tuning):
+            value = _to_json(value, complete)
+            if not value:
+                continue
+        elif isinstance(value, StoreRetry):
+            value = {"attempts": value.attempts, "backoff_s": value.backoff_s,
+                     "max_backoff_s": value.max_backoff_s}
+        elif isinstance(value, frozenset):
+            value = sorted(value, key=str)
+        elif isinstance(value, Path):
+            value = str(value)
+        out[f.name] = value
+    return out
+
+
+def _known(values: Mapping[str, Any], names: frozenset[str], where: str) -> None:
+    for key in values:
+        if key not in names:
+            raise ConfigError(f"{where + '.' if where else ''}{str(key)[:40]!r} is not a "
+                              "setting of this ctxmgr version")
+
+
+def _fail(name: str, rule: str, value: object) -> ConfigError:
+    return ConfigError(f"{name} must be {rule}, got {value!r:.80}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _positive_int(cfg: object, *names: str, auto: bool = False, unset: bool = False) -> None:
+    for name in names:
+        value = getattr(cfg, name)
+        if (auto and value == AUTO) or (unset and value is UNSET):
+            continue
+        if not _is_int(value) or value <= 0:
+            raise _fail(name, "an int > 0" + (" or 'auto'" if auto else ""), value)
+
+
+def _non_negative_int(cfg: object, *names: str, auto: bool = False) -> None:
+    for name in names:
+        value = getattr(cfg, name)
+        if auto and value == AUTO:
+            continue
+        if not _is_int(value) or value < 0:
+            raise _fail(name, "an int >= 0" + (" or 'auto'" if auto else ""), value)
+
+
+def _number(cfg: object, name: str, *, low: float, high: float | None = None,
+            low_open: bool = False, rule: str) -> None:
+    value = getattr(cfg, name)
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not math.isfinite(value) or value < low or (low_open and value == low)
+            or (high is not None and value >= high)):
+        raise _fail(name, rule, value)
+
+
+def _ratio(cfg: object, name: str, *, none: bool = False) -> None:
+    value = getattr(cfg, name)
+    if none and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise _fail(name, "in (0, 1]" + (" or None" if none else ""), value)
+
+
+def _flag(cfg: object, *names: str) -> None:
+    for name in names:
+        value = getattr(cfg, name)
+        if not isinstance(value, bool):
+            raise _fail(name, "True or False", value)
+
+
+def _names(cfg: object, name: str, kind: type) -> None:
+    """A collection of ``kind`` (strategy numbers >= 1, or non-empty names), as a frozenset."""
+    value = getattr(cfg, name)
+    if isinstance(value, str | bytes | Mapping) or not _iterable(value):
+        raise _fail(name, f"a collection of {kind.__name__}", value)
+    items = frozenset(value)
+    for item in items:
+        if kind is int and (not _is_int(item) or item < 1):
+            raise ConfigError(f"{name} must hold strategy numbers, got {item!r:.80}")
+        if kind is str and (not isinstance(item, str) or not item):
+            raise ConfigError(f"{name} must hold non-empty strings, got {item!r:.80}")
+    object.__setattr__(cfg, name, items)
+
+
 def _iterable(value: object) -> bool:
     try:
         iter(value)  # type: ignore[call-overload]  # probing any object is the point
@@ -370,13 +697,5 @@ def _iterable(value: object) -> bool:
     return True
 
 
-def _positive(cfg: AutoContextConfig, *names: str) -> None:
-    for name in names:
-        if getattr(cfg, name) != AUTO and getattr(cfg, name) <= 0:
-            raise ConfigError(f"{name} must be > 0, got {getattr(cfg, name)!r}")
-
-
-def _non_negative(cfg: AutoContextConfig, *names: str) -> None:
-    for name in names:
-        if getattr(cfg, name) != AUTO and getattr(cfg, name) < 0:
-            raise ConfigError(f"{name} must be >= 0, got {getattr(cfg, name)!r}")
+_FIELDS = frozenset(f.name for f in fields(AutoContextConfig))
+_TUNING = frozenset(f.name for f in fields(Tuning))

@@ -10,22 +10,25 @@ over whole on every call, use :class:`~ctxmgr.autocontext.processor.ContextProce
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import deque
 from collections.abc import Iterable
-from typing import Any, Unpack
+from typing import Any
 
+from ctxmgr._unset import UNSET, Unset
 from ctxmgr.autocontext import reload as reloading
 from ctxmgr.autocontext import search
-from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.events import CompressionEvent
+from ctxmgr.autocontext.config import AutoContextConfig, refuse_moved
+from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.parts import DEFAULT, CompressorParts, PartsOptions
+from ctxmgr.autocontext.parts import CompressorParts
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress, needs_compression
 from ctxmgr.autocontext.processor import is_reload_hint, with_reload_hint
 from ctxmgr.errors import ContextOverflowError, InvalidMessageError
 from ctxmgr.messages import Message, message_from_dict, message_to_dict
-from ctxmgr.tokens import TokenTally
+from ctxmgr.store.base import Store
+from ctxmgr.tokens import TokenCounter, TokenTally
 
 __all__ = ["MAX_EVENTS", "AutoContextMemory"]
 
@@ -48,21 +51,35 @@ class AutoContextMemory(CompressorParts):
         memory.reload(offload_id)         # any original, byte for byte
 
     Args:
-        config: thresholds and switches.
-        counter: token counter; default: exact tiktoken.
-        summarizer: object with ``summarize`` / ``asummarize``; default the
+        config: every setting (:class:`~ctxmgr.AutoContextConfig`); default: one read
+            from the environment. With no window there, 128,000 tokens are assumed and a
+            warning says so once per process.
+        summarizer: object with ``summarize`` / ``asummarize``; left out, the
             deterministic :class:`ExtractiveSummarizer`; ``None`` disables the LLM
             strategies (1, 4, 5, 6).
+        counter: token counter; default: exact tiktoken.
         store: where offloaded originals go; default in memory.
-        project, session: the offload namespace inside ``store``.
+        session: the offload namespace inside ``store`` (under the config's project).
         on_event: called with every :class:`CompressionEvent`.
-        reload_hint: put the reload hint in :attr:`prompt` once anything is compressed
-            (its tokens are counted in every budget check).
+
+    Raises:
+        ConfigError: a bad setting.
+        TypeError: a setting given as a keyword; it lives in the config (the message says
+            where).
     """
 
-    def __init__(self, config: AutoContextConfig | None = None,
-                 **parts: Unpack[PartsOptions]) -> None:
-        super().__init__(config, **parts)
+    def __init__(self, config: AutoContextConfig | None = None, *,
+                 summarizer: object | None = UNSET, counter: TokenCounter | None = None,
+                 store: Store | None = None, session: str = "default",
+                 on_event: EventCallback | None = None, **moved: Any) -> None:
+        from ctxmgr.session.defaults import choose_window
+
+        refuse_moved("AutoContextMemory", moved)
+        config = config if config is not None else AutoContextConfig()
+        if isinstance(config, AutoContextConfig) and config.max_tokens is UNSET:
+            config = dataclasses.replace(config, max_tokens=choose_window(UNSET))
+        super().__init__(config, summarizer=summarizer, counter=counter, store=store,
+                         session=session, on_event=on_event)
         self._working: list[Message] = []
         self._events: deque[CompressionEvent] = deque(maxlen=MAX_EVENTS)
         self._tally = TokenTally(self.counter)
@@ -170,7 +187,7 @@ class AutoContextMemory(CompressorParts):
         """
         return self.offload.load(offload_id)
 
-    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None = DEFAULT
+    def handle_reload_call(self, tool_input: Any, *, reload_room: int | None | Unset = UNSET
                            ) -> str:
         """Answer a ``context_reload`` tool call; never raises on the model's input.
 
@@ -180,7 +197,7 @@ class AutoContextMemory(CompressorParts):
                 (:func:`~ctxmgr.autocontext.reload.reload_room`), the first page fixing
                 the page size of its range. ``None``: the whole range at once.
         """
-        if reload_room is not DEFAULT:
+        if reload_room is not UNSET:
             return reloading.answer_reload(self.offload, tool_input, reload_room=reload_room,
                                            counter=self.counter).text
         answer = reloading.answer_reload(

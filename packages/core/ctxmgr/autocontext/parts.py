@@ -8,32 +8,30 @@ owns) differ in how they take the history, not in these parts, so both build on
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
+from ctxmgr._unset import UNSET
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.events import EventCallback
 from ctxmgr.autocontext.hidden import HiddenOriginals
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.strategies import check_strategies
-from ctxmgr.autocontext.summarizers import ExtractiveSummarizer, SummaryWorker
+from ctxmgr.autocontext.summarizers import SummaryWorker, choose_summarizer
 from ctxmgr.errors import ConfigError
 from ctxmgr.messages import Message
 from ctxmgr.prompts import reload_hint_message
 from ctxmgr.store.base import Store
+from ctxmgr.store.files import project_dir_name
 from ctxmgr.store.memory import InMemoryStore
-from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry
 from ctxmgr.tokens import TokenCounter, default_counter
 
-__all__ = ["DEFAULT", "HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
+__all__ = ["HINT_MAX_BUDGET_SHARE", "CompressorParts", "PartsOptions", "reload_hint_for"]
 
 HINT_MAX_BUDGET_SHARE = 0.05
 """The reload hint is left out on a window so small that it would take more than this
 share of the prompt budget (under about 1,000 tokens of budget): what the user said
 needs the room more, and the tool's description explains the offload tags too."""
-
-DEFAULT: Any = object()
-
 
 def reload_hint_for(config: AutoContextConfig, counter: TokenCounter) -> Message | None:
     """The reload hint for a prompt of ``config``'s budget (``None`` on a window so small
@@ -42,7 +40,6 @@ def reload_hint_for(config: AutoContextConfig, counter: TokenCounter) -> Message
     if counter.count(hint) > HINT_MAX_BUDGET_SHARE * config.budget_tokens:
         return None  # a tiny window: the conversation needs the room more
     return hint
-"""Marks an argument left out (``None`` means something else for the summarizer)."""
 
 
 class PartsOptions(TypedDict, total=False):
@@ -51,11 +48,9 @@ class PartsOptions(TypedDict, total=False):
     counter: TokenCounter | None
     summarizer: object | None
     store: Store | None
-    project: str
+    project: str | None
     session: str
     on_event: EventCallback | None
-    reload_hint: bool
-    store_retry: StoreRetry
     summary_cooldown: SummaryCooldown | None
 
 
@@ -63,24 +58,21 @@ class CompressorParts:
     """The settings, counter, summarizer and offload store a compressor works with.
 
     Args:
-        config: thresholds and switches.
+        config: every setting (the reload hint, store retries and cool-down from its
+            ``tuning``).
         counter: token counter; default: exact tiktoken.
-        summarizer: object with ``summarize`` / ``asummarize``; default the
+        summarizer: object with ``summarize`` / ``asummarize``; left out, the
             deterministic :class:`ExtractiveSummarizer`; ``None`` runs only the
             strategies that need no LLM.
         store: where offloaded originals go; default in memory. Use a shared store
             (files, a database) when several workers or restarts share a session.
-        project, session: the offload namespace inside ``store``.
+        project: the namespace above the sessions; default the config's, else derived
+            from the working directory.
+        session: the session's namespace inside ``project``.
         on_event: called with every :class:`CompressionEvent`.
-        reload_hint: put the reload hint in the prompt once anything is compressed, unless
-            it would take more than :data:`HINT_MAX_BUDGET_SHARE` of the prompt budget (the
-            ``context_reload`` tool's description says what the tags mean too)
-            (its tokens are counted in every budget check).
-        store_retry: how a failing store call is tried again (default three tries, 0.05 s
-            and 0.1 s apart); a step whose originals still cannot be written is skipped.
         summary_cooldown: the cool-down after a summarizer timeout, to share with other
             compressors (default: one of this compressor's own, of
-            ``config.summary_cooldown_s``).
+            ``config.tuning.summary_cooldown_s``).
     """
 
     def __init__(
@@ -88,32 +80,34 @@ class CompressorParts:
         config: AutoContextConfig | None = None,
         *,
         counter: TokenCounter | None = None,
-        summarizer: object | None = DEFAULT,
+        summarizer: object | None = UNSET,
         store: Store | None = None,
-        project: str = "default",
+        project: str | None = None,
         session: str = "default",
         on_event: EventCallback | None = None,
-        reload_hint: bool = True,
-        store_retry: StoreRetry = DEFAULT_STORE_RETRY,
         summary_cooldown: SummaryCooldown | None = None,
     ) -> None:
-        self.config = config or AutoContextConfig()
+        self.config = config if config is not None else AutoContextConfig()
+        if not isinstance(self.config, AutoContextConfig):
+            raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
         check_strategies(self.config)
         self.counter = counter or default_counter()
-        self.summarizer = ExtractiveSummarizer() if summarizer is DEFAULT else summarizer
-        if not isinstance(store_retry, StoreRetry):
-            raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
+        self.summarizer = choose_summarizer(summarizer)
+        if project is None:
+            project = (self.config.project if self.config.project is not UNSET
+                       else project_dir_name())
         self.offload = OffloadStore(store or InMemoryStore(), project=project, session=session,
-                                    retry=store_retry)
+                                    retry=self.config.tuning.store_retry)
         self.on_event = on_event
-        self.hint = reload_hint_for(self.config, self.counter) if reload_hint else None
+        self.hint = (reload_hint_for(self.config, self.counter)
+                     if self.config.tuning.reload_hint else None)
         self.hint_tokens = self.counter.count(self.hint) if self.hint is not None else 0
         self.hidden = HiddenOriginals(self.offload)
         """The offloaded originals ``context_search`` looks in, read once each."""
         # one summarizer thread at most, even while one hangs; and after a timeout, no
-        # call for config.summary_cooldown_s (an engine shares one cool-down)
+        # call for config.tuning.summary_cooldown_s (an engine shares one cool-down)
         self._worker = SummaryWorker(summary_cooldown if summary_cooldown is not None
-                                     else SummaryCooldown(self.config.summary_cooldown_s))
+                                     else SummaryCooldown(self.config.tuning.summary_cooldown_s))
 
     def reload(self, offload_id: str) -> list[Message]:
         """The original messages behind an offload tag, exactly as they were.

@@ -42,11 +42,11 @@ from ctxmgr.autocontext.summarizers import (
     summarize_safely,
 )
 from ctxmgr.autocontext.tracing import record_compression
-from ctxmgr.errors import ContextOverflowError, OffloadNotFoundError, StoreError
+from ctxmgr.errors import ConfigError, ContextOverflowError, OffloadNotFoundError, StoreError
 from ctxmgr.messages import Message
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["CompressionResult", "acompress", "compress", "needs_compression"]
+__all__ = ["CompressionResult", "acompress", "check_overhead", "compress", "needs_compression"]
 
 _SUMMARY_TOKENS = 300  # what a summary is expected to cost before the summarizer has answered
 _PROBE_ID = "0" * 32  # an offload id's length, to measure a stand-in before it has its id
@@ -84,7 +84,7 @@ def _pays_off(*, removed: int, stand_in: int, summarizer_tokens: int, busted: in
     (``model_calls``), the cached tokens it removes cost more than the summarizer's
     input and output (none for an offload), the stand-in read uncached once and the
     ``busted`` tokens after it that lose the cache."""
-    price = config.cached_token_price
+    price = config.tuning.cached_token_price
     if price is None:
         return True
     saved = price * (removed - stand_in) * model_calls
@@ -372,7 +372,7 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                 summary, summary_input, failure = None, 0, None
                 if plan.instruction is not None:
                     sent = clip_for_summary(plan.summary_input or original,
-                                            config.summary_input_chars)
+                                            config.tuning.summary_input_chars)
                     summary_input = counter.count_text(
                         plan.instruction + "\n" + render_transcript(sent))
                     removed = sum(counter.count(m) for m in original)
@@ -400,6 +400,18 @@ def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                         break  # indices of later plans moved: plan again
             if skipped or not progressed:
                 break
+
+
+def check_overhead(overhead_tokens: object, name: str = "overhead_tokens") -> None:
+    """Refuse a count of tokens sent beside the messages that is not an int >= 0 (a
+    negative one would make every prompt look smaller than it is).
+
+    Raises:
+        ConfigError: naming ``name``, the rule and the value.
+    """
+    if isinstance(overhead_tokens, bool) or not isinstance(overhead_tokens, int) \
+            or overhead_tokens < 0:
+        raise ConfigError(f"{name} must be an int >= 0, got {overhead_tokens!r:.80}")
 
 
 def compress(
@@ -437,13 +449,15 @@ def compress(
     needed it (a "skipped" event says why) and the pass goes on with other ranges.
 
     Raises:
-        ConfigError: ``config`` disables a strategy that does not exist.
+        ConfigError: ``config`` disables a strategy that does not exist, or
+            ``overhead_tokens`` is not an int >= 0.
         ContextOverflowError: still over ``budget_tokens`` after every strategy applied
             (only what is pinned is left: system messages, the task, the latest user
             message, tool calls), or because the offload store failed: then its
             ``store_error`` is the ``StoreError`` naming the store and its exception.
     """
     check_strategies(config)
+    check_overhead(overhead_tokens)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           quotes=bool(getattr(summarizer, "can_quote", False)),
@@ -483,6 +497,7 @@ async def acompress(
     loop (LangGraph's async Postgres and SQLite stores) can serve them.
     """
     check_strategies(config)
+    check_overhead(overhead_tokens)
     gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
                           use_llm=summarizer is not None, on_event=on_event, force=force,
                           quotes=bool(getattr(summarizer, "can_quote", False)),

@@ -24,7 +24,7 @@ from ctxmgr.autocontext.edits import Edit, diff_edits
 from ctxmgr.autocontext.events import CompressionEvent
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
-from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.pipeline import CompressionResult, acompress, check_overhead, compress
 from ctxmgr.autocontext.reload import handle_reload_call, reload_floor
 from ctxmgr.autocontext.search import handle_search_call
 from ctxmgr.autocontext.standins import StandIns, check_unique_ids, message_digest
@@ -175,6 +175,7 @@ class ContextProcessor(CompressorParts):
         return known if known is not None and (known is m or known == m) else m
 
     def _kwargs(self, calls: int, overhead_tokens: int) -> dict[str, Any]:
+        check_overhead(overhead_tokens)  # before the hint is added to it
         return {"config": self.config, "counter": self.counter, "offload": self.offload,
                 "summarizer": self.summarizer, "on_event": self.on_event,
                 "model_calls": calls, "overhead_tokens": overhead_tokens + self.hint_tokens,

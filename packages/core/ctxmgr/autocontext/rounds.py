@@ -110,7 +110,7 @@ def layout(
             rounds.append((u, end))
     pinned = pinned_indices(messages, config)
     return Layout(
-        working_start=_working_start(messages, groups, config.keep_tool_results),
+        working_start=_working_start(messages, groups, config.tuning.keep_tool_results),
         size=n,
         pinned=frozenset(pinned),
         user_turns=frozenset(users) - frozenset(pinned),
@@ -146,7 +146,7 @@ def _tail_start(messages: Sequence[Message], config: AutoContextConfig,
     room = config.target_tokens - sum(counter.count(messages[i]) for i in pinned)
     budget = int(room * TAIL_ROOM_SHARE)
     start = len(messages)
-    floor = max(0, len(messages) - config.last_keep)
+    floor = max(0, len(messages) - config.tuning.last_keep)
     while start > floor:
         budget -= counter.count(messages[start - 1])
         if budget < 0:

@@ -21,14 +21,16 @@ import inspect
 import json
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
+from ctxmgr._unset import UNSET
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.extractive import ExtractiveSummarizer
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.autocontext.record import without_record
+from ctxmgr.errors import ConfigError
 from ctxmgr.messages import Message, OpaqueBlock, TextBlock, ToolResultBlock, ToolUseBlock, thaw
 
 __all__ = [
@@ -40,9 +42,39 @@ __all__ = [
     "SummaryWorker",
     "Summarizer",
     "asummarize_safely",
+    "choose_summarizer",
     "render_transcript",
     "summarize_safely",
 ]
+
+
+def choose_summarizer(value: object, *,
+                      adapt: Callable[[object], object | None] | None = None) -> object | None:
+    """The summarizer a session summarizes with (the rule :mod:`ctxmgr.session.defaults` states).
+
+    Args:
+        value: what the user gave (:data:`~ctxmgr.session.UNSET` when nothing).
+        adapt: the adapter's wrapper for its framework's models: returns a summarizer for
+            a model it knows, ``None`` for anything else.
+
+    Raises:
+        ConfigError: ``value`` is none of the accepted kinds (the message lists them).
+    """
+    if value is UNSET:
+        return ExtractiveSummarizer()
+    if value is None or hasattr(value, "summarize") or hasattr(value, "asummarize"):
+        return value
+    wrapped = adapt(value) if adapt is not None else None
+    if wrapped is not None:
+        return wrapped
+    if isinstance(value, str):
+        raise ConfigError(
+            f"summarizer={value!r} is not accepted: leave summarizer out for the "
+            "deterministic extractive summarizer, pass None for no summaries, or pass a "
+            "summarizer object or your framework's chat model")
+    raise ConfigError(
+        "summarizer must be an object with summarize / asummarize, your framework's chat "
+        f"model, or None (left out: the extractive summarizer), got {value!r:.80}")
 
 
 @runtime_checkable

@@ -173,7 +173,7 @@ def project_label(given: str) -> str:
 
 @contextmanager
 def _open_store(args: argparse.Namespace) -> Iterator[tuple[Store, str]]:
-    from ctxmgr.settings import Settings
+    from ctxmgr.settings import home
     from ctxmgr.store.files import FileStore
 
     target = args.store or None
@@ -182,10 +182,10 @@ def _open_store(args: argparse.Namespace) -> Iterator[tuple[Store, str]]:
         raise UsageError("--prefix: only a LangGraph store (a SQLite file or a postgresql:// "
                          "URI given with --store) has a namespace prefix")
     if target is None or args.home:
-        home = Settings.resolve(home=args.home).home
-        if args.home and not home.is_dir():
+        folder = home(args.home)
+        if args.home and not folder.is_dir():
             raise UsageError(f"--home {args.home}: no such folder")
-        yield FileStore(home), f"files under {home}"
+        yield FileStore(folder), f"files under {folder}"
         return
     scheme = _scheme(target)
     if scheme is None:

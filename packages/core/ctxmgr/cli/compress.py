@@ -55,10 +55,10 @@ def run(args: argparse.Namespace) -> int:
         config = AutoContextConfig(max_tokens=args.max_tokens)
     except ValueError as exc:
         raise UsageError(f"--max-tokens: {exc}") from None
+    config = config.evolve(project=CLI_PROJECT, reload_hint=False)
     summarizer = _summarizer(args.summarizer)
     store = _UndoableStore(file_store(args.store))
-    memory = AutoContextMemory(config, summarizer=summarizer, store=store, project=CLI_PROJECT,
-                               session=CLI_SESSION, reload_hint=False)
+    memory = AutoContextMemory(config, summarizer=summarizer, store=store, session=CLI_SESSION)
     memory.add(messages)
     try:
         events = memory.compress_if_needed()

@@ -36,10 +36,10 @@ def take_positionals(args: argparse.Namespace, extra: list[str]) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from ctxmgr.memo import MemoStore, memo_sessions, validate_memo_key
-    from ctxmgr.settings import Settings
+    from ctxmgr.settings import home as home_folder
     from ctxmgr.store.files import FileStore, project_dir_name
 
-    home = Settings.resolve(home=args.home).home
+    home = home_folder(args.home)
     project = project_label(args.project) if args.project is not None else project_dir_name()
     store = FileStore(home)
     sessions = [args.session] if args.session else memo_sessions(home, project)

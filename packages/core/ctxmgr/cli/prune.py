@@ -38,11 +38,11 @@ def parse_age(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxmgr.settings import Settings
+    from ctxmgr.settings import home
     from ctxmgr.store import prune_file_store
 
     older_than_s = parse_age(args.older_than)
-    root = Settings.resolve(home=args.store).home
+    root = home(args.store)
     if not root.is_dir():
         raise UsageError(f"--store {str(root)!r} is not a folder")
     report = prune_file_store(root, older_than_s=older_than_s, dry_run=args.dry_run)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ctxmgr.errors import ConfigError, HalfWrittenMemoError, MemoWriteError, StoreError
 from ctxmgr.memo.entry import MemoInfo, encode_entry, entry_key, memo_file, now
@@ -14,9 +14,6 @@ from ctxmgr.memo.keys import validate_memo_key
 from ctxmgr.memo.placeholder import PLACEHOLDER_MARKER, contains_placeholder
 from ctxmgr.memo.tool import MAX_SUMMARY_CHARS, MemoCallResult, run_memo_call
 from ctxmgr.store.base import Namespace, Store
-
-if TYPE_CHECKING:
-    from ctxmgr.settings import Settings
 
 __all__ = ["DEFAULT_MAX_MEMOS", "MEMO_KIND", "MEMO_WRITES_WITHOUT_SHARED_LOCK", "MemoStore",
            "memo_sessions"]
@@ -97,22 +94,6 @@ class MemoStore:
         self.namespace = Namespace(project=project if project is not None else project_dir_name(),
                                    session=session, kind=MEMO_KIND)
         self.max_memos = max_memos
-
-    @classmethod
-    def from_settings(
-        cls,
-        settings: Settings,
-        *,
-        session: str = "default",
-        project: str | None = None,
-        store: Store | None = None,
-        max_memos: int = DEFAULT_MAX_MEMOS,
-    ) -> MemoStore:
-        """A store under ``settings.home`` (unless ``store`` is given)."""
-        from ctxmgr.store.files import FileStore
-
-        return cls(store if store is not None else FileStore(settings.home), session=session,
-                   project=project, max_memos=max_memos)
 
     def __repr__(self) -> str:
         ns = self.namespace

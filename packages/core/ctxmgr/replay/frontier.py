@@ -60,7 +60,7 @@ class VariantPolicy(CtxmgrPolicy):
 
     def reset(self) -> None:
         self.memory = AutoContextMemory(
-            AutoContextConfig(max_tokens=self.context.budget, **self.overrides),
+            AutoContextConfig(max_tokens=self.context.budget).evolve(**self.overrides),
             counter=self.context.counter, summarizer=self.context.summarizer)
         self._seen = 0
 
@@ -145,7 +145,7 @@ def frontier_rows(trajectories: Sequence[Trajectory], *, budget: int,
             is unknown or not installed.
     """
     for overrides in variants.values():  # refuse a bad knob before any replay
-        AutoContextConfig(max_tokens=budget, **overrides)
+        AutoContextConfig(max_tokens=budget).evolve(**overrides)
     counter = counter or default_counter()
     summarizer = FakeSummarizer(counter)
     context = PolicyContext(budget=budget, counter=counter, summarizer=summarizer)

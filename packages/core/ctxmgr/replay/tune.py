@@ -190,24 +190,31 @@ def tune(trajectories: Sequence[Trajectory], *, window: int,
                                   "tell the configs apart; the defaults stand")
     else:
         best, reason = recommend(rows)
-    config = AutoContextConfig(max_tokens=window, **best.overrides)
+    config = AutoContextConfig(max_tokens=window).evolve(**best.overrides)
     return TuneResult(window=window, rows=tuple(rows), recommended=best, config=config,
                       reason=reason)
 
 
 def config_python(config: AutoContextConfig) -> str:
-    """``AutoContextConfig(...)`` naming the window and every knob off its default."""
-    default = AutoContextConfig()
+    """``AutoContextConfig(...)`` naming the window and every knob off its default (the
+    rarely touched ones in ``tuning=Tuning(...)``)."""
+    return _python(config, AutoContextConfig.__dataclass_fields__, "AutoContextConfig")
+
+
+def _python(holder: Any, names: Any, cls: str) -> str:
     parts = []
-    for name in AutoContextConfig.__dataclass_fields__:
-        value = getattr(config, name)
-        if name != "max_tokens" and value == getattr(default, name):
+    for name, field in names.items():
+        value = getattr(holder, name)
+        default = field.default_factory() if callable(field.default_factory) else field.default
+        if (name != "max_tokens" and value == default) or field.metadata.get("local"):
             continue
         if isinstance(value, frozenset):
             text = "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if value else "set()"
         elif name == "max_tokens":
             text = f"{value:_}"
+        elif name == "tuning":
+            text = _python(value, type(value).__dataclass_fields__, "Tuning")
         else:
             text = repr(value)
         parts.append(f"{name}={text}")
-    return f"AutoContextConfig({', '.join(parts)})"
+    return f"{cls}({', '.join(parts)})"

@@ -4,16 +4,22 @@ A framework adapter owns three things: converting messages, persisting edits its
 own way, and binding tools and storage. Everything else is here, the same for
 every framework:
 
-* a :class:`~ctxmgr.ContextProcessor` per session (store, session id and counting
-  ratio), at most ``max_sessions`` of them, the least recently used dropped;
+* the settings, one :class:`~ctxmgr.AutoContextConfig`, and what the user left out
+  chosen by one rule (:mod:`ctxmgr.session.defaults`: the window and tokenizer from
+  the model, the store, the summarizer), fixed at the first call;
+* a compressor per session (store, session id and counting ratio), at most
+  ``tuning.max_sessions`` of them, the least recently used dropped;
 * :meth:`SessionEngine.prepare`: the session state read and validated, the history
   compressed when it needs it, and the prompt built from the working view (archived
   results and memo writes as placeholders, the tool guidance and the reload hint
   after the system messages), with the state changes to keep;
 * the overhead of a request (system prompt and tool schemas, counted once) and the
-  calibration of counts on the model's reported usage;
-* the answers of ``context_reload`` (one room rule, pages that line up),
-  ``message_archiving`` and ``memo``, each with its state change.
+  calibration of counts on the model's reported usage, against what the model
+  received (:meth:`SessionEngine.received_tokens`);
+* the tools it offers (:attr:`SessionEngine.tool_specs`, one JSON schema for every
+  framework) and their answers (:meth:`SessionEngine.answer`: ``context_reload`` and
+  ``context_search`` with one room rule and pages that line up, ``message_archiving``
+  and ``memo``), each with its state change.
 
 The same history, state and overhead give the same decisions whichever adapter
 hands them over.
@@ -27,23 +33,32 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from ctxmgr._warnings import warn_once
+from ctxmgr._unset import UNSET, Unset
 from ctxmgr.archive import ARCHIVE_TOOL, handle_archive_call
-from ctxmgr.autocontext.config import AutoContextConfig
+from ctxmgr.autocontext.config import DEFAULT_MAX_SESSIONS, AutoContextConfig, refuse_moved
 from ctxmgr.autocontext.cooldown import SummaryCooldown
 from ctxmgr.autocontext.edits import Edit
 from ctxmgr.autocontext.events import CompressionEvent, EventCallback
 from ctxmgr.autocontext.marker import CompressedMarker
-from ctxmgr.autocontext.parts import DEFAULT, reload_hint_for
+from ctxmgr.autocontext.parts import reload_hint_for
+from ctxmgr.autocontext.pipeline import check_overhead
 from ctxmgr.autocontext.processor import ContextProcessor, ProcessResult
 from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.autocontext.search import CONTEXT_SEARCH_TOOL
-from ctxmgr.errors import ConfigError, CtxmgrError
+from ctxmgr.autocontext.strategies import check_strategies
+from ctxmgr.autocontext.summarizers import choose_summarizer
+from ctxmgr.errors import ConfigError, ContextOverflowError, CtxmgrError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
+from ctxmgr.session.defaults import (
+    DEFAULT_MAX_TOKENS,
+    ModelInfo,
+    choose_counter,
+    choose_window,
+)
 from ctxmgr.session.labels import NO_THREAD_SESSION
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, elide_memos, guidance_message, render_view
@@ -56,29 +71,24 @@ from ctxmgr.session.state import (
     archive_changes,
     merge_session_state,
 )
-from ctxmgr.settings import Settings, config_from_env
-from ctxmgr.store import DEFAULT_STORE_RETRY, Namespace, Store, StoreRetry, project_dir_name
-from ctxmgr.tokens import TokenCounter, default_counter
+from ctxmgr.store import Namespace, Store, project_dir_name
+from ctxmgr.tokens import TokenCounter
 from ctxmgr.tool_guard import never_raises
 
-__all__ = ["ASSUMED_WINDOW_WARNING", "DEFAULT_MAX_SESSIONS", "SessionEngine", "Turn",
-           "warn_assumed_window"]
+__all__ = ["DEFAULT_MAX_SESSIONS", "TOOLS_NAMING_CALLS", "SessionEngine", "Turn",
+           "overflow_events"]
 
-DEFAULT_MAX_SESSIONS = 1024
-"""Sessions whose processor is kept (the least recently used is dropped past it)."""
-
-
-ASSUMED_WINDOW_WARNING = (
-    "ctxmgr: no context window given, so a {window:,}-token window is assumed; pass your "
-    "model's window as max_tokens= (ContextMiddleware(max_tokens=...), ContextHook, "
-    "ContextNode, ContextMemory.from_defaults(max_tokens=...)), in "
-    "AutoContextConfig(max_tokens=...), or as CTXMGR_MAX_TOKENS in the environment")
+TOOLS_NAMING_CALLS = frozenset({ARCHIVE_TOOL.name, MEMO_TOOL.name})
+"""ctxmgr's tools whose calls name tool calls of the run (archiving names results by
+their call id; a memo write is found by its own call): a framework that keeps a run's
+calls apart from the history (LlamaIndex's scratchpad) hands those over too."""
 
 
-def warn_assumed_window() -> None:
-    """Say, once per process, that no window was given and the default is assumed."""
-    warn_once("assumed-window",
-              ASSUMED_WINDOW_WARNING.format(window=AutoContextConfig().max_tokens))
+def overflow_events(exc: ContextOverflowError) -> list[CompressionEvent]:
+    """The compressions made before a prompt was found not to fit (their offloads are
+    written, so every adapter reports them as it reports any other)."""
+    events = getattr(exc.partial, "events", None)
+    return list(events) if isinstance(events, list) else []
 
 
 def _answer(text: str) -> ToolAnswer:
@@ -116,114 +126,131 @@ class SessionEngine:
 
     Example (a framework's model call, in its own types around this)::
 
-        engine = SessionEngine(AutoContextConfig(max_tokens=128_000))
+        engine = SessionEngine(AutoContextConfig(max_tokens=128_000, memo=True))
         turn = engine.prepare(history, state, store=store, session=thread_id,
                               overhead=engine.overhead(system=[PROMPT], tools=schemas))
         state = merge_session_state(state, turn.update)   # keep it with the history
         persist(turn.edits)                                # same-id stand-in, removals
         answer = model(turn.prompt)
-        state = merge_session_state(state, engine.usage(state, turn.sent_tokens,
-                                                        answer.input_tokens))
+        state = merge_session_state(state, engine.usage(state, answer.input_tokens,
+                                                        turn.sent_tokens))
 
     Args:
-        config: window, trigger and strategies; default: from the ``CTXMGR_<FIELD>``
-            environment variables (:func:`~ctxmgr.settings.config_from_env`), else the
-            defaults.
-        max_tokens: the model's context window (overrides the config's). With neither
-            nor ``CTXMGR_MAX_TOKENS``, a 128,000-token window is assumed, and a
-            warning says so once per process.
-        counter: token counter; default exact tiktoken.
-        summarizer: object with ``summarize`` / ``asummarize``; default the deterministic
-            extractive summarizer; ``None``: only the strategies that need no summary.
-        project: namespace above the sessions (default: from the working directory).
-        message_archiving, memo: offer these tools; ``None`` reads
-            ``CTXMGR_MESSAGE_ARCHIVING`` / ``CTXMGR_MEMO`` (environment or ``.env``).
-        context_reload: offer ``context_reload`` (default on).
-        reserve_output_tokens: room kept for the answer; overrides the config's.
-        calibrate: scale counts by the model's reported input tokens.
-        guidance: tell the model, in a system message, when to archive and write memos
-            (when those tools are on).
-        max_memos: memos allowed per session (default 50).
+        config: every setting (:class:`~ctxmgr.AutoContextConfig`: the window, the tools
+            offered, calibration, the project...); default: one read from the
+            environment (``CTXMGR_<FIELD>``, ``.env``). A window left out is read from
+            the model (``model``, or :meth:`use_model` before the first call), else
+            :data:`~ctxmgr.session.defaults.DEFAULT_MAX_TOKENS` is assumed and a warning
+            says so once per process.
+        summarizer: object with ``summarize`` / ``asummarize``; left out, the
+            deterministic extractive summarizer; ``None``: only the strategies that need
+            no summary (the rule: :mod:`ctxmgr.session.defaults`).
+        counter: token counter; left out, exact tiktoken for the model's name.
         on_event: called with every :class:`~ctxmgr.CompressionEvent`.
-        max_sessions: sessions whose processor is kept in this process.
-        store_retry: how a failing store call is tried again while compressing (see
-            :class:`~ctxmgr.StoreRetry`).
+        model: what the integration read from the framework's model (window, name).
 
     Raises:
         ConfigError: a bad setting.
+        TypeError: a setting given as a keyword; it lives in the config (the message
+            says where).
     """
 
     def __init__(
         self,
         config: AutoContextConfig | None = None,
         *,
-        max_tokens: int | None = None,
-        counter: TokenCounter | None = None,
-        summarizer: object | None = DEFAULT,
-        project: str | None = None,
-        message_archiving: bool | str | None = None,
-        memo: bool | str | None = None,
-        context_reload: bool = True,
-        reserve_output_tokens: int | Literal["auto"] | None = None,
-        calibrate: bool = True,
-        guidance: bool = True,
-        max_memos: int | None = None,
+        summarizer: object | None = UNSET,
+        counter: TokenCounter | Unset | None = UNSET,
         on_event: EventCallback | None = None,
-        max_sessions: int = DEFAULT_MAX_SESSIONS,
-        store_retry: StoreRetry = DEFAULT_STORE_RETRY,
+        model: ModelInfo | None = None,
+        **moved: Any,
     ) -> None:
+        refuse_moved("SessionEngine", moved)
         if config is None:
-            config = config_from_env()
-            if max_tokens is None and config.max_tokens == AutoContextConfig().max_tokens:
-                warn_assumed_window()
+            config = AutoContextConfig()
         if not isinstance(config, AutoContextConfig):
             raise ConfigError(f"config must be an AutoContextConfig, got {config!r:.80}")
-        if max_tokens is not None:  # validated by the config itself
-            config = dataclasses.replace(config, max_tokens=max_tokens)
-        if reserve_output_tokens is not None:  # validated by the config itself
-            config = dataclasses.replace(config, reserve_output_tokens=reserve_output_tokens)
-        if summarizer is not DEFAULT and summarizer is not None and not (
-                hasattr(summarizer, "summarize") or hasattr(summarizer, "asummarize")):
-            raise ConfigError("summarizer must have summarize or asummarize, or be None, "
-                              f"got {summarizer!r:.80}")
-        if max_memos is not None and (isinstance(max_memos, bool)
-                                      or not isinstance(max_memos, int) or max_memos < 1):
-            raise ConfigError(f"max_memos must be an int >= 1, got {max_memos!r}")
-        if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
-            raise ConfigError(f"max_sessions must be an int >= 1, got {max_sessions!r}")
-        self.config = config
-        self.counter = counter or default_counter()
-        self.summarizer = summarizer
-        self.settings = Settings.resolve(message_archiving=message_archiving, memo=memo)
-        self.context_reload = bool(context_reload)
-        self.calibrate = bool(calibrate)
-        self.project = project if project is not None else project_dir_name()
+        check_strategies(config)
+        self.summarizer = choose_summarizer(summarizer)
+        if counter is not UNSET and counter is not None:
+            choose_counter(counter)  # a clear error now, not at the first call
+        if model is not None and not isinstance(model, ModelInfo):
+            raise ConfigError(f"model must be a ModelInfo, got {model!r:.80}")
+        if on_event is not None and not callable(on_event):
+            raise ConfigError(f"on_event must be callable, got {on_event!r:.80}")
+        self._given = config
+        self._given_counter = counter
+        self._model = model
+        self._settled: tuple[AutoContextConfig, TokenCounter] | None = None
+        self.project = config.project if config.project is not UNSET else project_dir_name()
         Namespace(self.project, NO_THREAD_SESSION, "offload")  # a clear error now, not later
-        self.max_memos = max_memos
         self.on_event = on_event
-        self.max_sessions = max_sessions
-        if not isinstance(store_retry, StoreRetry):
-            raise ConfigError(f"store_retry must be a StoreRetry, got {store_retry!r:.80}")
-        self.store_retry = store_retry
-        self.summary_cooldown = SummaryCooldown(config.summary_cooldown_s)
+        self.summary_cooldown = SummaryCooldown(config.tuning.summary_cooldown_s)
         """One cool-down for every session: a summarizer that timed out in one thread is
         not called from another until it has passed."""
-        self.guidance = guidance_message(message_archiving=self.settings.message_archiving,
-                                         memo=self.settings.memo) if guidance else None
-        self._overhead = OverheadCounter(self.counter)
+        self.guidance = guidance_message(message_archiving=config.message_archiving,
+                                         memo=config.memo) if config.guidance else None
+        self._overhead: OverheadCounter | None = None  # built once the counter is settled
         self._processors: OrderedDict[tuple[int, str, float],
                                       tuple[Store, ContextProcessor]] = OrderedDict()
         self._lock = threading.Lock()
+
+    @property
+    def calibrate(self) -> bool:
+        """Whether counts are scaled by the model's reported usage (``config.calibrate``)."""
+        return self._given.calibrate
+
+    # -- the window and tokenizer ----------------------------------------------------------
+
+    def use_model(self, model: ModelInfo) -> None:
+        """Read the window and tokenizer from the framework's model, where the user gave
+        none. Only the first model counts, and only before the first call is prepared:
+        an agent's window does not change under its sessions."""
+        if self._settled is not None or self._model is not None:
+            return
+        with self._lock:
+            if self._settled is None and self._model is None:
+                self._model = model
+
+    def _settle(self) -> tuple[AutoContextConfig, TokenCounter]:
+        """The config and counter every session works with, fixed at the first use."""
+        settled = self._settled
+        if settled is not None:
+            return settled
+        with self._lock:
+            if self._settled is None:
+                window = choose_window(self._given.max_tokens, self._model)
+                config = (self._given if self._given.max_tokens == window
+                          else dataclasses.replace(self._given, max_tokens=window))
+                self._settled = (config, choose_counter(self._given_counter, self._model))
+            return self._settled
+
+    @property
+    def config(self) -> AutoContextConfig:
+        """The settings every session works with, the window resolved (see
+        :mod:`ctxmgr.session.defaults`; before the first call, what it would be now)."""
+        if self._settled is not None:
+            return self._settled[0]
+        if self._given.max_tokens is not UNSET:
+            return self._given
+        model = self._model.window if self._model is not None else None
+        return dataclasses.replace(self._given, max_tokens=model or DEFAULT_MAX_TOKENS)
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The token counter every session counts with (fixed at the first use)."""
+        return self._settle()[1]
 
     # -- what the agent is offered -------------------------------------------------------
 
     @property
     def tool_specs(self) -> list[ToolSpec]:
         """ctxmgr's tools this engine offers, in neutral form (an adapter binds them)."""
-        specs = [CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL] if self.context_reload else []
-        if self.settings.message_archiving:
+        config = self._given
+        specs = [CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL] if config.context_reload else []
+        if config.message_archiving:
             specs.append(ARCHIVE_TOOL)
-        if self.settings.memo:
+        if config.memo:
             specs.append(MEMO_TOOL)
         return specs
 
@@ -236,24 +263,25 @@ class SessionEngine:
         ratio = (state.calibration.counting_ratio if state is not None and self.calibrate
                  else 1.0)
         key = (id(store), session, ratio)
+        config, base = self._settle()
         with self._lock:
             hit = self._processors.get(key)
             if hit is not None and hit[0] is store:
                 self._processors.move_to_end(key)
                 return hit[1]
-            counter = (state.calibration.counter(self.counter)
-                       if state is not None and self.calibrate else self.counter)
+            counter = (state.calibration.counter(base)
+                       if state is not None and self.calibrate else base)
             processor = ContextProcessor(
-                self.config, counter=counter, summarizer=self.summarizer, store=store,
+                config, counter=counter, summarizer=self.summarizer, store=store,
                 project=self.project, session=session, on_event=self.on_event,
-                store_retry=self.store_retry, summary_cooldown=self.summary_cooldown)
+                summary_cooldown=self.summary_cooldown)
             # a new calibration ratio: the ranges read for the old one are the same ranges
             twin = next((p for k, (s, p) in self._processors.items()
                          if k[:2] == key[:2] and s is store), None)
             if twin is not None:
                 processor.hidden = twin.hidden
             self._processors[key] = (store, processor)  # the store is held: its id stays
-            while len(self._processors) > self.max_sessions:
+            while len(self._processors) > config.tuning.max_sessions:
                 self._processors.popitem(last=False)
             return processor
 
@@ -265,10 +293,8 @@ class SessionEngine:
 
     def memos(self, store: Store, session: str) -> MemoStore:
         """The memos of one session."""
-        if self.max_memos is None:
-            return MemoStore(store, session=session, project=self.project)
         return MemoStore(store, session=session, project=self.project,
-                         max_memos=self.max_memos)
+                         max_memos=self._given.max_memos)
 
     # -- what a request sends beside the history -----------------------------------------
 
@@ -278,7 +304,11 @@ class SessionEngine:
         schemas of its tools as the framework sends them. Counted once per text (see
         :mod:`ctxmgr.session.overhead`); ctxmgr's own guidance and hint are counted by
         :meth:`prepare`, which puts them in the prompt."""
-        return self._overhead.total(system=system, tools=tools)
+        counter = self.counter
+        overhead = self._overhead
+        if overhead is None or overhead.counter is not counter:
+            overhead = self._overhead = OverheadCounter(counter)
+        return overhead.total(system=system, tools=tools)
 
     # -- one model call ------------------------------------------------------------------
 
@@ -303,9 +333,11 @@ class SessionEngine:
             force: compress even below the trigger.
 
         Raises:
+            ConfigError: ``overhead`` is not an int >= 0.
             ContextOverflowError: the pinned messages alone exceed the budget.
             InvalidMessageError: two messages of ``history`` share an id.
         """
+        check_overhead(overhead, "overhead")
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
@@ -320,6 +352,7 @@ class SessionEngine:
                        persisted: Callable[[Edit], bool] | None = None,
                        force: bool = False) -> Turn:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
+        check_overhead(overhead, "overhead")
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
@@ -332,9 +365,14 @@ class SessionEngine:
 
     def _scaled(self, overhead: int, processor: ContextProcessor) -> int:
         """``overhead`` (base counter) at the processor's ratio, with the guidance."""
-        ratio = getattr(processor.counter, "ratio", 1.0)
-        scaled = overhead if ratio == 1.0 else math.ceil(overhead * ratio)
+        scaled = self._ratio_of(overhead, processor)
         return scaled + (processor.counter.count(self.guidance) if self.guidance else 0)
+
+    @staticmethod
+    def _ratio_of(overhead: int, processor: ContextProcessor) -> int:
+        """``overhead`` (base counter) at the processor's ratio."""
+        ratio = getattr(processor.counter, "ratio", 1.0)
+        return overhead if ratio == 1.0 else math.ceil(overhead * ratio)
 
     def _turn(self, result: ProcessResult, state: Mapping[str, Any] | None,
               current: SessionState, processor: ContextProcessor, beside: int) -> Turn:
@@ -371,6 +409,16 @@ class SessionEngine:
 
     # -- the model's usage report ----------------------------------------------------------
 
+    def received_tokens(self, sent: Sequence[Message], state: Mapping[str, Any] | None, *,
+                        store: Store, session: str, overhead: int = 0) -> int:
+        """What a request the model received counts, at the session's ratio: ``sent``, its
+        messages as they reached the model (after every other middleware or wrapper), and
+        ``overhead`` (:meth:`overhead` of what went beside them, its tool schemas). This is
+        what :meth:`usage` calibrates against: counting what ctxmgr meant to send instead
+        would count what others added twice, in the ratio and in ``unseen_overhead``."""
+        processor = self.processor(store, session, SessionState.from_json(state))
+        return processor.counter.count_messages(sent) + self._ratio_of(overhead, processor)
+
     def usage(self, state: Mapping[str, Any] | None, reported: Any,
               sent_tokens: int | None = None) -> dict[str, Any]:
         """The state change once the model reported the input tokens of a call ({} when
@@ -388,6 +436,8 @@ class SessionEngine:
             sent_tokens = current.sent_tokens
             if sent_tokens is not None:
                 update["sent_tokens"] = None
+            if current.sent_after is not None:
+                update["sent_after"] = None
         if self.calibrate and sent_tokens is not None:
             after = current.calibration.observed(counted=sent_tokens, reported=reported)
             if after is not None:
@@ -419,6 +469,28 @@ class SessionEngine:
 
     # -- ctxmgr's tools --------------------------------------------------------------------
 
+    def answer(self, name: str, tool_input: Any, history: Sequence[Message],
+               state: Mapping[str, Any] | None, *, store: Store, session: str,
+               tool_use_id: str | None = None) -> ToolAnswer:
+        """Answer a call of ctxmgr's tool ``name`` (one of :attr:`tool_specs`), with its
+        arguments as the model sent them; never raises on the model's input.
+
+        Args:
+            history: the session's messages, the call's own assistant message included.
+            tool_use_id: the call's id, when the framework gives it (a memo write is then
+                found by it; else by its arguments).
+        """
+        if name == CONTEXT_RELOAD_TOOL.name:
+            return self.reload(tool_input, history, state, store=store, session=session)
+        if name == CONTEXT_SEARCH_TOOL.name:
+            return self.search(tool_input, history, state, store=store, session=session)
+        if name == ARCHIVE_TOOL.name:
+            return self.archive(tool_input, history, state)
+        if name == MEMO_TOOL.name:
+            return self.memo(tool_input, history, store=store, session=session,
+                             tool_use_id=tool_use_id)
+        return _answer(f"Error: ctxmgr has no tool {name!r}.")
+
     @never_raises("context_reload", _answer)
     def reload(self, tool_input: Any, history: Sequence[Message],
                state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
@@ -441,7 +513,7 @@ class SessionEngine:
         view = _view(processor, history, current)
         return search_answer(processor, tool_input, state=current, view=view,
                              used_tokens=_used(processor, view, current),
-                             memos=self.memos(store, session) if self.settings.memo else None)
+                             memos=self.memos(store, session) if self._given.memo else None)
 
     @never_raises("message_archiving", _answer)
     def archive(self, tool_input: Any, history: Sequence[Message],

@@ -20,6 +20,9 @@ ctxmgr knows about the session beyond the history itself:
     model and counted from the next call on;
 ``sent_tokens``
     what the latest call sent, counted, until the model's usage report is read;
+``sent_after``
+    the id of the last message that call was sent with: the model's answer is the
+    first answer after it (a new user turn may follow before the report is read);
 ``reload_pages``
     the page size of each range being reloaded, so that its pages line up.
 
@@ -102,6 +105,7 @@ class SessionState:
     overhead: int = 0
     unseen_overhead: int = 0
     sent_tokens: int | None = None
+    sent_after: str | None = None
     reload_pages: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
@@ -144,6 +148,8 @@ class SessionState:
             out["unseen_overhead"] = self.unseen_overhead
         if self.sent_tokens is not None:
             out["sent_tokens"] = self.sent_tokens
+        if self.sent_after is not None:
+            out["sent_after"] = self.sent_after
         if self.reload_pages:
             out["reload_pages"] = dict(self.reload_pages)
         return out
@@ -152,6 +158,12 @@ class SessionState:
 def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"expected an int >= 0, got {value!r:.40}")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {value!r:.40}")
     return value
 
 
@@ -180,6 +192,7 @@ _READERS = {
     "overhead": _count,
     "unseen_overhead": _count,
     "sent_tokens": _count,
+    "sent_after": _text,
     "reload_pages": _pages,
 }
 

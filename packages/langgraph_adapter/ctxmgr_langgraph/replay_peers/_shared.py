@@ -15,9 +15,8 @@ import time
 from collections.abc import Iterable
 from typing import Any, cast
 
-from ctxmgr import Message
+from ctxmgr import Message, TokenCounter
 from ctxmgr.replay.summarizer import FakeSummarizer
-from ctxmgr.tokens import TokenCounter
 from ctxmgr_langgraph.convert import from_langchain, to_langchain
 
 try:

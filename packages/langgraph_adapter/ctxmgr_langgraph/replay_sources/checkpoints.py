@@ -26,9 +26,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ctxmgr import InvalidMessageError, StoreError, to_openai
-from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr import to_openai
 from ctxmgr.replay.sources import SourceOptions, Trajectory, trajectory_from_openai
+from ctxmgr.session.kit import CompressedMarker, InvalidMessageError, StoreError
 from ctxmgr_langgraph.convert import from_langchain
 
 try:

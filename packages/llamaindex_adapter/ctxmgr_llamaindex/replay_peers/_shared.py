@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from ctxmgr import Message, text_message
+from ctxmgr import Message, TokenCounter
 from ctxmgr.replay.policy import IncrementalPolicy, PolicyContext
-from ctxmgr.tokens import TokenCounter
+from ctxmgr.session.kit import text_message
 from ctxmgr_llamaindex.convert import LlamaIndexConverter, from_llamaindex
 
 try:

@@ -44,5 +44,5 @@ class CurrentLarge:
                 return (with_text_replaced(m, summary, offload_id, by=self),)
 
             plans.append(Plan(strategy=self.number, start=i, end=i + 1, build=build,
-                              instruction=cfg.current_large_prompt))
+                              instruction=cfg.tuning.current_large_prompt))
         return plans

@@ -45,7 +45,7 @@ class CurrentRound:
         tokens = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
         if tokens < cfg.min_range_tokens and ctx.tokens <= cfg.budget_tokens:
             return []  # not worth a summary yet, and the prompt still fits the window
-        ratio = f"{round(cfg.current_round_compression_ratio * 100)}%"
+        ratio = f"{round(cfg.tuning.current_round_compression_ratio * 100)}%"
 
         def build(summary: str | None, offload_id: str) -> tuple[Message, ...]:
             assert summary is not None
@@ -56,4 +56,4 @@ class CurrentRound:
                                     record_chars=ctx.config.record_limit),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
-                     instruction=cfg.current_round_prompt.replace("{ratio}", ratio))]
+                     instruction=cfg.tuning.current_round_prompt.replace("{ratio}", ratio))]

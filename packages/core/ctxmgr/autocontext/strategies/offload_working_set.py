@@ -73,7 +73,7 @@ def _members(ctx: StrategyContext) -> set[int]:
     one and the latest assistant message (older answers and user turns may lie between
     them)."""
     lay = ctx.layout
-    keep = ctx.config.keep_tool_results
+    keep = ctx.config.tuning.keep_tool_results
     groups = [*(lay.groups[-keep:] if keep else ()),
               *((lay.in_flight,) if lay.in_flight else ())]
     members = {i for g in groups for i in range(g.start, g.end)}

@@ -62,4 +62,4 @@ class PreviousRounds:
                                     record_chars=ctx.config.record_limit),)
 
         return Plan(strategy=self.number, start=start, end=end, build=build,
-                    instruction=ctx.config.previous_round_prompt)
+                    instruction=ctx.config.tuning.previous_round_prompt)

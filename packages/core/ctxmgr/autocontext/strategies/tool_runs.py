@@ -54,7 +54,7 @@ class ToolRuns:
         if not run:
             return []
         start, end = run[0][0], run[-1][1]
-        if end - start <= ctx.config.min_consecutive_tool_messages:
+        if end - start <= ctx.config.tuning.min_consecutive_tool_messages:
             return []
         if all(_is_run_summary(m) for m in ctx.messages[start:end]):
             return []
@@ -70,7 +70,7 @@ class ToolRuns:
                                     record_chars=ctx.config.record_limit),)
 
         return [Plan(strategy=self.number, start=start, end=end, build=build,
-                     instruction=ctx.config.tool_run_prompt)]
+                     instruction=ctx.config.tuning.tool_run_prompt)]
 
 
 def _is_run_summary(m: Message) -> bool:
