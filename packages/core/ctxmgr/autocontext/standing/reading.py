@@ -14,7 +14,7 @@ from typing import Literal
 
 import regex
 
-from ctxmgr.autocontext.standing.lexicon import marks, opens_with_verb
+from ctxmgr.autocontext.standing.lexicon import marks, opens_with_verb, restricts_a_number
 from ctxmgr.autocontext.standing.text import clauses, is_question, unspaced_runs, words
 from ctxmgr.autocontext.standing.values import value_kinds
 
@@ -79,8 +79,9 @@ _DIGITS = regex.compile(r"\d+(?:[.,:]\d+)*")
 @lru_cache(maxsize=32768)
 def binding(sentence: str) -> Binding:
     """How ``sentence`` binds the assistant: ``"strong"``, with a modal word or, outside a
-    question, a negation ("must", "always", "never", "不要"); ``"weak"``, with a word that
-    asks ("please", "请", "bitte"), or, outside a question, the imperative (its endings
+    question, a negation ("must", "always", "never", "不要") or a bound (:func:`_bounds`);
+    ``"weak"``, with a word that asks ("please", "请", "bitte"), or, outside a question,
+    the imperative (its endings
     and particles, or in English and Dutch a sentence or a later clause that opens with
     its verb: "Keep the answers short", "If X, stop and ask me first"); ``None``. A
     question binds only when it asks ("Could you please ..."): "Which one should we do
@@ -88,12 +89,20 @@ def binding(sentence: str) -> Binding:
     found = marks(sentence)
     if is_question(sentence):
         return "weak" if "politeness" in found else None
-    if found & {"modal", "negation"}:
+    if found & {"modal", "negation"} or _bounds(sentence, found):
         return "strong"
     if found & {"politeness", "imperative"} or opens_with_verb(sentence) or any(
             opens_with_verb(c) for c in clauses(sentence)[1:] if size(c) >= 3):
         return "weak"
     return None
+
+
+def _bounds(sentence: str, found: frozenset[str]) -> bool:
+    """A limit on a value ("at most 5 sentences", "5000元以内", "223 seconds tops"), or a
+    restriction that is not on a number ("plain text only", "nur Klartext"): a rule."""
+    if "limit" in found and value_kinds(sentence) - {"name", "id", "path", "quoted"}:
+        return True
+    return "restrictive" in found and not restricts_a_number(sentence)
 
 
 def binds(sentence: str) -> bool:
@@ -103,11 +112,11 @@ def binds(sentence: str) -> bool:
 
 def demands(sentence: str) -> bool:
     """``sentence`` asks something of the assistant in so many words (a modal word, a
-    word that asks, the imperative) or says a value changed: a sentence that does so
+    word that asks, the imperative, a bound) or says a value changed: a sentence that does so
     again with another number is an update, not a reading taken again."""
     found = marks(sentence)
-    return bool(found & {"modal", "politeness", "imperative", "change"}) or (
-        binding(sentence) == "weak")
+    return bool(found & {"modal", "politeness", "imperative", "change"}) or _bounds(
+        sentence, found) or binding(sentence) == "weak"
 
 
 
