@@ -183,7 +183,8 @@ def test_only_binds_unless_it_puts_a_number_in_focus(rule: str, focus: str) -> N
 
 @pytest.mark.parametrize("bound", ["max 5 sentences per answer",
                                    "The vendor API timeout is 223 seconds tops.",
-                                   "广告一个月不能超过37万元。", "Ответы — не более 5 предложений."])
+                                   "广告一个月不能超过37万元。",
+                                   "Ответы — не более 5 предложений."])
 def test_a_limit_on_a_value_binds(bound: str) -> None:
     assert binds(bound)
     assert not binds("We walked over to the other office.")
