@@ -190,7 +190,15 @@ def test_a_limit_on_a_value_binds(bound: str) -> None:
     assert not binds("We walked over to the other office.")
 
 
+@pytest.mark.parametrize("wish", ["Ich möchte, dass die Backups in Ruhe gelassen werden.",
+                                  "Kannst du auf Markdown verzichten?",
+                                  "我希望回复都用捷克语。", "Je voudrais des réponses courtes."])
+def test_a_wish_or_a_question_that_asks_is_a_request(wish: str) -> None:
+    assert priority(wish) == REQUEST
+
+
 def test_a_word_several_languages_share_tells_less_than_one_of_its_own() -> None:
+    assert languages_of("I want to go home.") == {"en"}  # not Dutch for its "want"
     assert languages_of("Unser Ticketsystem zeigt Markdown roh an, also nur Klartext.") == {"de"}
 
 

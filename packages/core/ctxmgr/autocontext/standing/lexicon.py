@@ -89,9 +89,10 @@ def _load(code: str, data: dict[str, object]) -> _Language:
                            for e in entries)
         substrings[c] = (regex.compile("|".join(regex.escape(fold(e)) for e in entries))
                          if entries and data.get("unspaced") else None)
-    known = {fold(w) for key in (*CLASSES, "common", "statement_openers", "auxiliaries",
-                                 "imperative_leads")
-             for w in listed(key) if " " not in w and "*" not in w and not w.startswith("!")}
+    known = {fold(part) for key in (*CLASSES, "common", "statement_openers", "auxiliaries",
+                                    "imperative_leads")
+             for w in listed(key) if "*" not in w and not w.startswith("!")
+             for part in w.split()}
     return _Language(code, str(data.get("script", "Latin")), bool(data.get("unspaced")),
                      classes, substrings, exclude,
                      frozenset(fold(w) for w in listed("statement_openers")),
