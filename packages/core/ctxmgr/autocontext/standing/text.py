@@ -38,8 +38,13 @@ one)."""
 @lru_cache(maxsize=16384)
 def fold(text: str) -> str:
     """``text`` as compared: NFKC (full-width ``５``, ``Ａ`` are ``5``, ``a``), case folded,
-    typographic apostrophes as ``'``."""
-    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    typographic apostrophes as ``'``, Arabic's optional vowel marks left out."""
+    return _HARAKAT.sub("", unicodedata.normalize("NFKC", text).casefold().replace("’", "'"))
+
+
+_HARAKAT = regex.compile(r"[\u064B-\u065F\u0670\u0640]")
+"""Arabic short vowels, the dagger alif and the tatweel: optional marks, written or not
+("دائمًا", "دائما")."""
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
