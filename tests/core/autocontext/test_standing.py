@@ -105,6 +105,8 @@ def test_what_stands_of_any_text_is_pieces_of_that_text(text: str) -> None:
     ("Use /srv/data/export.csv", {"path"}),
     ("v11.31.20 is out", {"id"}),
     ("Answer with «oui» only", {"quoted"}),
+    ("最高折扣是百分之四十四。", {"percent"}),  # Han numerals, two or more
+    ("回复一律用纯文本。", set()),
     ("Keep the answers short.", set()),
 ])
 def test_values_are_found_in_any_script(sentence: str, kinds: set[str]) -> None:

@@ -42,6 +42,9 @@ _UNIT_CHARS = 3
 """A unit is compared by its first letters: "minute", "minutes" and "Minuten" are one
 unit, and so are "EUR" and "Euro"; in Hangul, where a particle joins the word, by its
 first syllable (``원`` of ``원입니다``)."""
+_HAN_NUMBER = regex.compile(r"(?P<share>百分之)?[零〇一二三四五六七八九十百千万萬亿億两兩]{2,}")
+"""A number written in Han numerals ("百分之四十四", "三千"): two numerals or more, as one
+alone is part of many words ("一律", "十分")."""
 _QUOTED = regex.compile(r"\"[^\"]{2,}\"|(?<!\p{L})'[^']{2,}'(?!\p{L})|`[^`]+`|"
                         r"\p{Pi}[^\p{Pi}\p{Pf}]{2,}\p{Pf}|[「『《【][^」』》】]+[」』》】]|"
                         r"«[^»]+»|„[^“”]+[“”]")
@@ -67,6 +70,7 @@ def value_kinds(sentence: str) -> frozenset[str]:
     text = _norm(sentence)
     kinds = {kind for kind, _ in _amounts(text)}
     kinds.update(f"unit:{m[1].casefold()}" for m in _CODE.finditer(text))
+    kinds.update("percent" if m["share"] else "number" for m in _HAN_NUMBER.finditer(text))
     for m in _counts(text):
         kinds.add(f"unit:{_unit(m)}" if _unit(m) else "number")
     if _QUOTED.search(text):
@@ -148,6 +152,7 @@ def values(sentence: str) -> frozenset[str]:
     out = set(_ids(text))
     out.update(m.group(0).strip() for _, m in _amounts(text))
     out.update(m.group(0).strip() for m in _QUOTED.finditer(text))
+    out.update(m.group(0) for m in _HAN_NUMBER.finditer(text))
     out.update(f"{m['n']} {m['c'] or m['w']}" if _unit(m) else m["n"] for m in _counts(text))
     out.update(_names(text))
     return frozenset(out)
