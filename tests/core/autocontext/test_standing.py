@@ -199,6 +199,19 @@ def test_a_wish_or_a_question_that_asks_is_a_request(wish: str) -> None:
     assert priority(wish) == REQUEST
 
 
+@pytest.mark.parametrize("general", ["All customer-facing stuff goes out in Czech.",
+                                     "Jede Nachricht an Kunden geht vorher über meinen Tisch.",
+                                     "Любое сообщение клиенту сначала проходит через меня.",
+                                     "所有发给客户的东西都用捷克语。"])
+def test_a_sentence_about_every_case_is_a_rule_of_the_conversation(general: str) -> None:
+    assert binds(general)
+
+
+def test_a_limit_with_a_number_written_out_binds() -> None:
+    assert binds("Ответы — меньше пяти предложений, я читаю с телефона.")
+    assert binds("Keep answers under five sentences, I read these on my phone.")
+
+
 def test_a_word_several_languages_share_tells_less_than_one_of_its_own() -> None:
     assert languages_of("I want to go home.") == {"en"}  # not Dutch for its "want"
     assert languages_of("Unser Ticketsystem zeigt Markdown roh an, also nur Klartext.") == {"de"}

@@ -26,9 +26,9 @@ __all__ = ["CLASSES", "CLOSED_UNSPACED", "CLOSED_WORDS", "LANGUAGES", "Class", "
            "marks", "opens_with_verb", "restricts_a_number"]
 
 Class = Literal["negation", "modal", "politeness", "imperative", "addressee", "change",
-                "restrictive", "limit"]
+                "restrictive", "limit", "universal", "numerals"]
 CLASSES: tuple[Class, ...] = ("negation", "modal", "politeness", "imperative", "addressee",
-                              "change", "restrictive", "limit")
+                              "change", "restrictive", "limit", "universal", "numerals")
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ def listed(sentence: str) -> int:
 def is_trivial(sentence: str) -> bool:
     """A courtesy (:data:`TRIVIAL_WORDS`): nothing to carry."""
     return (size(sentence) <= TRIVIAL_WORDS and not value_kinds(sentence)
-            and not marks(sentence) - {"addressee"})
+            and not marks(sentence) - {"addressee", "numerals", "change"})
 
 
 @lru_cache(maxsize=32768)
@@ -81,7 +81,8 @@ def binding(sentence: str) -> Binding:
     """How ``sentence`` binds the assistant: ``"strong"``, with a modal word or, outside a
     question, a negation ("must", "always", "never", "不要") or a bound (:func:`_bounds`);
     ``"weak"``, with a word that asks ("please", "请", "bitte"), or, outside a question,
-    the imperative (its endings
+    a word for every case ("All customer-facing stuff goes out in Czech") or the
+    imperative (its endings
     and particles, or in English and Dutch a sentence or a later clause that opens with
     its verb: "Keep the answers short", "If X, stop and ask me first"); ``None``. A
     question binds only when it asks ("Could you please ..."): "Which one should we do
@@ -91,16 +92,18 @@ def binding(sentence: str) -> Binding:
         return "weak" if "politeness" in found else None
     if found & {"modal", "negation"} or _bounds(sentence, found):
         return "strong"
-    if found & {"politeness", "imperative"} or opens_with_verb(sentence) or any(
+    if found & {"politeness", "imperative", "universal"} or opens_with_verb(sentence) or any(
             opens_with_verb(c) for c in clauses(sentence)[1:] if size(c) >= 3):
         return "weak"
     return None
 
 
 def _bounds(sentence: str, found: frozenset[str]) -> bool:
-    """A limit on a value ("at most 5 sentences", "5000元以内", "223 seconds tops"), or a
+    """A limit on a value ("at most 5 sentences", "under five sentences", "5000元以内",
+    "223 seconds tops"), or a
     restriction that is not on a number ("plain text only", "nur Klartext"): a rule."""
-    if "limit" in found and value_kinds(sentence) - {"name", "id", "path", "quoted"}:
+    if "limit" in found and ("numerals" in found
+                             or value_kinds(sentence) - {"name", "id", "path", "quoted"}):
         return True
     return "restrictive" in found and not restricts_a_number(sentence)
 
