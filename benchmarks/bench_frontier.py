@@ -554,9 +554,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{label}: replaying {3 + len(peers) + len(variants)} policies on "
               f"{count_model_calls(trajectories):,} model calls", file=sys.stderr, flush=True)
         started = time.perf_counter()
+        pricings = tuple(dict.fromkeys((DEFAULT_PRICING, surcharge)))
         both = mark_frontier(replay_window(label, budget, trajectories, peers, variants,
-                                           recency_floor=recency_floor,
-                                           pricings=tuple(dict.fromkeys((DEFAULT_PRICING, surcharge)))))
+                                           recency_floor=recency_floor, pricings=pricings))
         print(f"{label}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
         window_rows = [r for r in both if r.pricing == DEFAULT_PRICING]
         dear = [r for r in both if r.pricing != DEFAULT_PRICING] or window_rows
