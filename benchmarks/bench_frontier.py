@@ -9,14 +9,24 @@ row per policy or variant: cost against no management, fact availability, recenc
 user retention, actions retained, cost with recovery, calls over budget,
 calls that lost the task, pairing violations, and the frontier mark (see
 :func:`mark_frontier`; the two retention measures are shown, not part of the rule).
+Costs are priced twice from the same replay: at SPEC §8's rates (cached reads at 0.1, no
+surcharge for writing the cache) and with a surcharge on every uncached prompt token,
+which the provider writes to its cache (``--cache-write``, default 1.25: Anthropic's
+5-minute cache). A policy that changes its prompt's prefix often pays that surcharge on
+more tokens than no management does, so the two frontiers can differ; a second table
+per window gives the surcharge's costs and frontier beside the share of calls that
+changed the prefix, the compressions per 100 calls and the cost had the prompts hit the
+cache as often as no management's.
 Prints the tables;
 ``--markdown FILE`` writes them between ``<!-- bench_frontier -->`` markers and
-``--plot FILE`` draws cost against fact availability, one panel per window. The
+``--plot FILE`` draws cost against fact availability, one panel per window, and beside
+it ``FILE``'s name with ``_cache_write`` the same under the write surcharge. The
 defaults are chosen on this frontier (see benchmarks/RESULTS.md).
 
     python benchmarks/bench_frontier.py [--trajectories DIR] [--window NAME ...]
         [--variant NAME ...] [--set KEY=VALUE ...] [--peers NAME ...] [--json FILE]
-        [--markdown benchmarks/RESULTS.md] [--plot benchmarks/frontier.png]
+        [--cache-write RATE] [--markdown benchmarks/RESULTS.md]
+        [--plot benchmarks/frontier.png]
 """
 
 from __future__ import annotations
@@ -37,8 +47,10 @@ from ctxmgr.errors import CtxmgrError
 from ctxmgr.messages import Message
 from ctxmgr.pairing import tool_groups
 from ctxmgr.replay import (
+    DEFAULT_PRICING,
     PolicyContext,
     PolicyResult,
+    Pricing,
     Trajectory,
     available_policies,
     count_model_calls,
@@ -53,6 +65,7 @@ from ctxmgr.replay.frontier import (
     frontier_rows,
     mark_frontier,
     variant_label,
+    why_not,
 )
 from ctxmgr.replay.report import replace_markdown_section
 from ctxmgr.tokens import default_counter
@@ -174,14 +187,16 @@ def _is_tau(t: Trajectory) -> bool:
 
 def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
                   peers: Sequence[str], variants: dict[str, dict[str, Any]], *,
-                  recency_floor: float = 0.0, references: bool = True) -> list[FrontierRow]:
+                  recency_floor: float = 0.0, references: bool = True,
+                  pricings: Sequence[Pricing] = (DEFAULT_PRICING,)) -> list[FrontierRow]:
     """Replay ``none``, the peers, the variants and (``references``) the idealised
-    drop policies in one pass; rows before marking."""
+    drop policies in one pass; rows before marking, at each of ``pricings``."""
     def ideals(context: PolicyContext) -> list[IdealDropPolicy]:
         return [IdealDropPolicy(context, everything=e) for e in (False, True) if references]
 
     return frontier_rows(trajectories, budget=budget, variants=variants, peers=peers,
-                         window=window, recency_floor=recency_floor, references=ideals)
+                         window=window, recency_floor=recency_floor, references=ideals,
+                         pricings=pricings)
 
 
 _PEER_MARKERS = ("s", "^", "v", "D", "P", "X", "h", "<", ">", "p")
@@ -190,9 +205,9 @@ _PEER_COLOURS = ("tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"
 _CTXMGR_COLOUR = "tab:blue"
 
 
-def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
+def save_plot(rows: Sequence[FrontierRow], path: str | Path, *, pricing: str = "") -> None:
     """PNG: cost / none (x) against fact availability (y), one panel per window, each with
-    its key underneath.
+    its key underneath; ``pricing`` names the rows' cache rates in the title.
 
     ctxmgr variants are blue dots, the defaults a large star; ``none`` and every peer have
     their own marker. The points a reader looks for (``none``, the peers, the references,
@@ -286,7 +301,8 @@ def save_plot(rows: Sequence[FrontierRow], path: str | Path) -> None:
     ]
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 3 * len(windows)),
                fontsize=9, frameon=False, bbox_to_anchor=(0.5, 0.0))
-    fig.suptitle("Cost against fact availability on the recorded runs", y=1 - 0.2 / height)
+    fig.suptitle("Cost against fact availability on the recorded runs"
+                 + (f" ({pricing})" if pricing else ""), y=1 - 0.2 / height)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
@@ -361,6 +377,34 @@ def _retained(r: FrontierRow) -> str:
     return f"user {r.user_retention:.2f} · actions {r.actions_retained:.2f}"
 
 
+def format_cache_table(plain: Sequence[FrontierRow], surcharged: Sequence[FrontierRow],
+                       title: str) -> str:
+    """The write surcharge beside the plain rates, one row per policy of one window
+    (``plain`` and ``surcharged`` in the same order): both costs, the surcharge's cost with
+    recovery and frontier, and what sets the cost: the share of calls that changed the
+    prompt's prefix, compressions per 100 calls and the cost at none's cache hit ratio."""
+    p, s = plain[0].pricing, surcharged[0].pricing
+    lines = [f"**{title}**", "",
+             f"| window | policy or variant | cost / none ({p.label()}) | cost / none "
+             f"({s.label()}) | cost with recovery / none ({s.label()}) | prefix changed "
+             f"| compr. / 100 calls | cost at none's hit / none ({s.label()}) | frontier "
+             f"({s.label()}) |",
+             "|---|---|--:|--:|--:|--:|--:|--:|---|"]
+    for a, b in zip(plain, surcharged, strict=True):
+        name = f"**{a.policy}**" if a.policy == variant_label("defaults") else a.policy
+        per_100 = 100 * a.compressions / a.model_calls if a.model_calls else 0.0
+        mark = "**frontier**" if b.frontier else why_not(b)
+        lines.append(f"| {a.window} | {name} | {a.cost:.3f} | {b.cost:.3f} | "
+                     f"{b.cost_with_recovery:.3f} | {a.prefix_changed_share:.3f} | "
+                     f"{per_100:.1f} | {b.cost_at_baseline_hit:.3f} | {mark} |")
+    return "\n".join(lines)
+
+
+def surcharge_plot_path(path: Path) -> Path:
+    """Where the write-surcharge plot goes beside ``path``: ``frontier_cache_write.png``."""
+    return path.with_name(f"{path.stem}_cache_write{path.suffix}")
+
+
 def _fail(message: str) -> int:
     print(f"bench_frontier: {message}", file=sys.stderr)
     return 2
@@ -406,7 +450,7 @@ def _peers(names: Sequence[str] | None) -> list[str]:
 
 
 def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
-            plot: str | None) -> str:
+            plot: str | None, surcharge: Pricing) -> str:
     knobs = "; ".join(f"`{name}`: " + (", ".join(f"{k}={v}" for k, v in o.items()) or
                                          "nothing set")
                       for name, o in variants.items() if name != "defaults")
@@ -434,10 +478,21 @@ def _header(command: str, counter: Any, variants: dict[str, dict[str, Any]],
         "exceed ctxmgr's budget, the oldest first as far as needed (`ideal_drop_oldest`) "
         "or all of it at once (`ideal_drop_all`), with no summary, note, hint or reload. "
         "`ctxmgr defaults` is ctxmgr out of the box; each other `ctxmgr` row sets these "
-        f"`AutoContextConfig` knobs: {knobs}."]
+        f"`AutoContextConfig` knobs: {knobs}.",
+        "The second table of each window prices the same replay with a surcharge for "
+        f"writing the cache ({surcharge.label()}: every uncached prompt token is written, "
+        "as with a cache breakpoint on the latest message; Anthropic's 5-minute cache "
+        "bills writes at 1.25), marks its own frontier, and shows what drives the cost: "
+        "`prefix changed`, the share of calls whose prompt does not start with the "
+        "previous prompt (the provider bills the rest of it uncached again), "
+        "compression steps per 100 calls, and the cost had the prompts hit the cache as "
+        "often as no management's do."]
     if plot:
         text.append(f"![Cost against fact availability per window: ctxmgr variants, the "
                     f"defaults and every peer]({plot})")
+        dear = surcharge_plot_path(Path(plot)).as_posix()
+        text.append(f"![The same under a cache-write surcharge ({surcharge.label()})]"
+                    f"({dear})")
     return "\n\n".join(text)
 
 
@@ -454,6 +509,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--window", nargs="*", default=list(WINDOWS),
                         help=f"windows to replay (default: {', '.join(WINDOWS)})")
     parser.add_argument("--json", type=Path, help="write every row here")
+    parser.add_argument("--cache-write", type=float, default=1.25, metavar="RATE",
+                        help="the second pricing's price of an uncached prompt token, written "
+                             "to the cache (default 1.25: Anthropic's 5-minute cache)")
     parser.add_argument("--markdown", type=Path, metavar="FILE",
                         help="write the tables into FILE (e.g. benchmarks/RESULTS.md)")
     parser.add_argument("--plot", type=Path, metavar="PNG",
@@ -467,6 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         return _fail(f"unknown window {unknown[0]!r} (known: {', '.join(WINDOWS)})")
     try:
+        surcharge = Pricing(cache_write=args.cache_write)
         variants = _variants(args.variant, args.set)
         peers = _peers(args.peers)
         for overrides in variants.values():
@@ -483,6 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     counter = default_counter()
     rows: list[FrontierRow] = []
+    surcharged: list[FrontierRow] = []
     tables: list[str] = []
     for window in args.window:
         budget, tau, recency_floor = WINDOWS[window]
@@ -494,28 +554,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{label}: replaying {3 + len(peers) + len(variants)} policies on "
               f"{count_model_calls(trajectories):,} model calls", file=sys.stderr, flush=True)
         started = time.perf_counter()
-        window_rows = mark_frontier(replay_window(label, budget, trajectories, peers,
-                                                  variants, recency_floor=recency_floor))
+        pricings = tuple(dict.fromkeys((DEFAULT_PRICING, surcharge)))
+        both = mark_frontier(replay_window(label, budget, trajectories, peers, variants,
+                                           recency_floor=recency_floor, pricings=pricings))
         print(f"{label}: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+        window_rows = [r for r in both if r.pricing == DEFAULT_PRICING]
+        dear = [r for r in both if r.pricing != DEFAULT_PRICING] or window_rows
         rows += window_rows
-        tables.append(format_table(
-            window_rows, f"{label}, budget {budget:,} tokens, "
-            f"{count_model_calls(trajectories):,} model calls"))
-        print(tables[-1] + "\n", flush=True)
+        surcharged += dear
+        calls = (f"{label}, budget {budget:,} tokens, "
+                 f"{count_model_calls(trajectories):,} model calls")
+        tables.append(format_table(window_rows, calls))
+        tables.append(format_cache_table(window_rows, dear,
+                                         f"{calls}: under a cache-write surcharge"))
+        print(tables[-2] + "\n\n" + tables[-1] + "\n", flush=True)
 
     if args.json:
-        args.json.write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=2) + "\n",
-                             encoding="utf-8")
+        every = rows + (surcharged if surcharge != DEFAULT_PRICING else [])
+        args.json.write_text(json.dumps([dataclasses.asdict(r) for r in every], indent=2)
+                             + "\n", encoding="utf-8")
     if args.plot:
-        save_plot(rows, args.plot)
-        print(f"wrote {args.plot}", file=sys.stderr)
+        save_plot(rows, args.plot, pricing=DEFAULT_PRICING.label())
+        save_plot(surcharged, surcharge_plot_path(args.plot), pricing=surcharge.label())
+        print(f"wrote {args.plot} and {surcharge_plot_path(args.plot)}", file=sys.stderr)
     if args.markdown:
         command = "python benchmarks/bench_frontier.py " + " ".join(
             argv if argv is not None else sys.argv[1:])
         plot = (Path(os.path.relpath(args.plot, args.markdown.resolve().parent)).as_posix()
                 if args.plot else None)
         body = "\n\n".join(["### The frontier: ctxmgr variants and every peer",
-                            _header(command, counter, variants, plot), *tables])
+                            _header(command, counter, variants, plot, surcharge), *tables])
         replace_markdown_section(args.markdown, MARK, body)
         print(f"wrote {args.markdown}", file=sys.stderr)
     return 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate every generated table of benchmarks/RESULTS.md (and benchmarks/frontier.png) from
-# the recorded runs in benchmarks/data, in .venv (created and installed on first use). About 20
+# Regenerate every generated table of benchmarks/RESULTS.md (and benchmarks/frontier*.png) from
+# the recorded runs in benchmarks/data, in .venv (created and installed on first use). About 25
 # minutes on 2 cores.
 # JSON reports go to ./replay-results (or $CTXMGR_BENCH_OUT).
 set -euo pipefail
@@ -11,6 +11,8 @@ OUT="${CTXMGR_BENCH_OUT:-replay-results}"
 "$VENV/bin/python" benchmarks/bench_replay.py --out "$OUT" --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_frontier.py --json "$OUT/frontier.json" \
   --markdown benchmarks/RESULTS.md --plot benchmarks/frontier.png
+"$VENV/bin/python" benchmarks/bench_cache.py --json "$OUT/cache.json" \
+  --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_overhead.py --json "$OUT/overhead.json" \
   --markdown benchmarks/RESULTS.md
 "$VENV/bin/python" benchmarks/bench_llamaindex.py --markdown benchmarks/RESULTS.md

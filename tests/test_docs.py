@@ -22,7 +22,7 @@ from doc_pages import (
 from ctxmgr import FileStore, to_openai
 from ctxmgr.autocontext import CONTEXT_RELOAD_TOOL, CONTEXT_SEARCH_TOOL
 
-RUN_HERE = ["AutoContextMemory(", "handle_archive_call(", "SessionEngine("]
+RUN_HERE = ["AutoContextMemory(", "handle_archive_call(", "SessionEngine(", "Pricing("]
 RUN_ELSEWHERE = {
     "create_agent(": "tests/langgraph_adapter/test_langgraph_examples.py",
     "create_react_agent(": "tests/langgraph_adapter/test_langgraph_examples.py",
@@ -78,6 +78,18 @@ def test_the_session_engine_example_compresses_and_keeps_each_stand_in_once() ->
         records = scope["state"]["compression"]["stand_ins"]  # type: ignore[index]
         assert records and all("message" not in r for r in records)
         assert scope["prompt"][1].id == "ctxmgr-reload-hint"  # type: ignore[index]
+
+
+def test_the_cost_example_sets_the_cached_price_and_replays_at_the_providers_rates(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for block in blocks_with("Pricing("):
+        scope = run_block(block)
+        assert scope["config"].tuning.cached_token_price == 0.5  # type: ignore[attr-defined]
+        report = scope["report"]
+        assert report.pricing.cache_write == 1.25  # type: ignore[attr-defined]
+        row = scope["row"]
+        assert row["compressions"] > 0 and row["prefix_changed_calls"] > 0  # type: ignore[index]
+        assert f"cost / none {row['effective_cost_ratio']:.3f}" in capsys.readouterr().out  # type: ignore[index]
 
 
 def test_the_readme_is_short_and_keeps_the_two_commands() -> None:

@@ -1,6 +1,7 @@
 """mkdocs hook: the site shows files of the repository that live outside ``docs/``.
 
-* ``benchmarks/RESULTS.md`` (with the plot it shows, ``frontier.png``) and
+* ``benchmarks/RESULTS.md`` (with the plots it shows, ``frontier.png`` and
+  ``frontier_cache_write.png``) and
   ``benchmarks/README.md`` are pages of the site (the latter as ``benchmarks/scripts.md``:
   a README would be the folder's index), so the results are published as
   ``bash scripts/bench.sh`` writes them, never copied by hand.
@@ -23,6 +24,7 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = {"benchmarks/RESULTS.md": "benchmarks/RESULTS.md",
              "benchmarks/frontier.png": "benchmarks/frontier.png",
+             "benchmarks/frontier_cache_write.png": "benchmarks/frontier_cache_write.png",
              "benchmarks/scripts.md": "benchmarks/README.md"}
 """Site path -> repository path of the files always published."""
 _SITE_OF = {repo: site for site, repo in PUBLISHED.items()}

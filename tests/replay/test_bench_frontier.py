@@ -133,6 +133,48 @@ def test_bench_writes_its_section_between_markers_and_a_png(
     assert "| window | policy or variant |" in capsys.readouterr().out
 
 
+def test_bench_prices_the_same_replay_with_a_cache_write_surcharge_too(
+        bench: ModuleType, tmp_path: Path) -> None:
+    results, plot = tmp_path / "RESULTS.md", tmp_path / "frontier.png"
+    rows_json = tmp_path / "rows.json"
+    rc = bench.main(["--trajectories", str(FIXTURES), "--window", "4k tau", "--variant",
+                     "--peers", PEER, "--markdown", str(results), "--plot", str(plot),
+                     "--json", str(rows_json)])
+    assert rc == 0
+    assert (tmp_path / "frontier_cache_write.png").read_bytes().startswith(b"\x89PNG")
+    text = results.read_text(encoding="utf-8")
+    assert "](frontier_cache_write.png)" in text
+    assert "under a cache-write surcharge" in text
+    assert "| cost / none (reads 0.1, writes 1.25) |" in text
+    every = json.loads(rows_json.read_text())
+    by_rate = {(r["policy"], r["pricing"]["cache_write"]): r for r in every}
+    assert {w for _, w in by_rate} == {1.0, 1.25}
+    none, defaults = by_rate["none", 1.25], by_rate["ctxmgr defaults", 1.25]
+    assert none["cost"] == 1.0  # none is priced alike, so it stays the unit
+    # one replay, two prices: every count is the same, only the costs move
+    plain = by_rate["ctxmgr defaults", 1.0]
+    assert defaults["fact_availability"] == plain["fact_availability"]
+    assert defaults["compressions"] == plain["compressions"] > 0
+    assert defaults["prefix_changed_share"] == plain["prefix_changed_share"] > 0
+    # ctxmgr loses the cache more often than none, so the surcharge weighs on it more
+    assert defaults["cost"] > plain["cost"]
+    assert f"| 4k tau (12 runs) | **ctxmgr defaults** | {plain['cost']:.3f} | " \
+           f"{defaults['cost']:.3f} |" in text
+
+
+def test_the_frontier_is_marked_per_pricing(bench: ModuleType) -> None:
+    from ctxmgr.replay import Pricing
+
+    dear = Pricing(cache_write=1.25)
+    rows = bench.mark_frontier([
+        _row(bench, "cheap when writes are free", 0.5, 0.9),
+        _row(bench, "keeps the cache", 0.6, 0.9),
+        _row(bench, "cheap when writes are free", 0.7, 0.9, pricing=dear),
+        _row(bench, "keeps the cache", 0.62, 0.9, pricing=dear),
+    ])
+    assert [r.frontier for r in rows] == [True, False, False, True]
+
+
 @pytest.mark.parametrize("args, message", [
     (["--trajectories", "{tmp}/nope"], "does not exist"),
     (["--variant", "no such variant"], "unknown variant 'no such variant'"),

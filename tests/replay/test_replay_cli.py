@@ -25,7 +25,8 @@ def test_json_report_has_the_spec_layout(tmp_path: Path, capsys: pytest.CaptureF
                "langchain_context_editing", "--json", str(out)])
     assert rc == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"budget", "policies"}
+    assert set(data) == {"budget", "pricing", "policies"}
+    assert data["pricing"] == {"cache_read": 0.1, "cache_write": 1.0}
     assert data["budget"] == 4000
     assert list(data["policies"]) == ["none", "langchain_context_editing"]
     for body in data["policies"].values():
@@ -89,6 +90,46 @@ def test_missing_file_and_bad_options_exit_2(tmp_path: Path,
     assert "unknown policy 'nope'" in lines[1]
     assert "cannot create summarizer 'nosuchprovider:model'" in lines[3]
     assert "no trajectories found" in lines[4]
+
+
+def test_cache_rates_price_every_policy_alike_and_the_table_shows_the_cache(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "report.json"
+    rc = main(["replay", str(TAU), "--max-tokens", "4000", "--policy", "none", "ctxmgr",
+               "--cache-read", "0.1", "--cache-write", "1.25", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["pricing"] == {"cache_read": 0.1, "cache_write": 1.25}
+    for body in data["policies"].values():
+        a = body["aggregate"]
+        expected = 0.1 * a["cached_tokens"] + 1.25 * a["uncached_tokens"] + a[
+            "summarizer_tokens"]
+        assert a["effective_cost"] == round(expected, 1)
+        assert a["uncached_tokens"] == a["prompt_tokens"] - a["cached_tokens"]
+        for row in body["trajectories"]:
+            assert {"compressions_per_100_calls", "prefix_changed_share",
+                    "cost_share_uncached", "cost_share_cached",
+                    "cost_share_summarizer"} <= set(row)
+    ctxmgr = data["policies"]["ctxmgr"]["aggregate"]
+    assert ctxmgr["compressions"] == sum(ctxmgr["events"].values())
+    assert 0 < ctxmgr["prefix_changed_calls"] <= ctxmgr["model_calls"]
+    table = capsys.readouterr().out
+    assert "cache reads 0.1, writes 1.25" in table
+    assert "prompt cache" in table and "prefix changed" in table and "compr./100" in table
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--cache-read", "-1"], "--cache-read must be a number >= 0"),
+    (["--cache-write", "nan"], "--cache-write must be a number >= 0"),
+    (["--cache-read", "1.25", "--cache-write", "0.1"],
+     "--cache-read 1.25 is above --cache-write 0.1"),
+    (["--cache-write", "cheap"], "invalid float value: 'cheap'"),
+])
+def test_bad_cache_rates_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
+                                                 options: list[str], message: str) -> None:
+    assert main(["replay", str(TAU), "--policy", "none", *options]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
 def test_markdown_sections_are_replaced_in_place(tmp_path: Path) -> None:

@@ -171,3 +171,131 @@ def test_summarizer_usage_of_a_call_is_charged_to_that_call() -> None:
     assert agg["summarizer_calls"] == 3
     assert agg["summarizer_tokens"] == fake.usage.tokens
     assert agg["summarizer_output_tokens"] == 3 * COUNTER.count_text(fake.text)
+
+
+# --- the prompt cache: pricing, changed prefixes, compressions, where the cost goes -------
+
+
+class _Compressing:
+    """Replaces every tool result but the last with a stand-in once the history is long,
+    reporting one step per stand-in written (as a compressing policy does)."""
+
+    name = "compressing"
+
+    def reset(self) -> None:
+        self.done: set[str] = set()
+
+    def prompt(self, history):
+        from ctxmgr.replay import PolicyResult
+
+        results = [m for m in history if m.role == "tool"]
+        fresh = [m.id for m in results[:-1] if m.id not in self.done] if len(history) > 6 else []
+        self.done.update(fresh)
+        prompt = [_result(int(m.id[1:]), "gone") if m.id in self.done else m for m in history]
+        return PolicyResult(messages=tuple(prompt), events=("offload",) * len(fresh))
+
+
+def test_a_write_surcharge_prices_every_uncached_prompt_token() -> None:
+    from ctxmgr.replay import Pricing
+
+    anthropic = Pricing(cache_read=0.1, cache_write=1.25)
+    assert effective_cost(1000, 500, pricing=anthropic) == pytest.approx(100 + 625)
+    assert effective_cost(0, 500, 250, pricing=anthropic) == pytest.approx(625 + 250)
+    assert effective_cost(1000, 500) == pytest.approx(600.0)  # the default: SPEC §8's
+
+
+@pytest.mark.parametrize(("read", "write", "needle"), [
+    (-0.1, 1.0, "cache_read must be a finite number >= 0"),
+    (0.1, float("nan"), "cache_write must be a finite number >= 0"),
+    (1.25, 0.1, "cache_read (1.25) is above cache_write (0.1)"),
+])
+def test_pricing_refuses_rates_that_price_nothing_sensible(read: float, write: float,
+                                                           needle: str) -> None:
+    from ctxmgr.errors import ConfigError
+    from ctxmgr.replay import Pricing
+
+    with pytest.raises(ConfigError) as caught:
+        Pricing(cache_read=read, cache_write=write)
+    assert needle in str(caught.value)
+
+
+def test_none_never_changes_its_prefix_and_costs_what_its_hit_ratio_says() -> None:
+    from ctxmgr.replay import CACHE_KEYS
+
+    agg = replay([_trajectory()], ["none"], budget=10_000, counter=COUNTER).aggregate("none")
+    assert set(CACHE_KEYS) <= set(agg)
+    assert agg["prefix_changed_calls"] == 0 and agg["prefix_changed_share"] == 0.0
+    assert agg["invalidated_tokens"] == 0
+    assert agg["compressions"] == 0 and agg["compressions_per_100_calls"] == 0.0
+    assert agg["baseline_cache_hit_ratio"] == agg["cache_hit_ratio"]
+    assert agg["effective_cost_ratio_at_baseline_hit"] == 1.0
+
+
+def test_a_policy_that_rewrites_the_top_changes_every_prefix_and_uncaches_the_rest() -> None:
+    t = _trajectory()
+    sent: list[list[Message]] = []
+
+    def churn(h: list[Message]) -> list[Message]:
+        sent.append([h[0], text_message("user", f"version {len(sent)}"), *h[2:]])
+        return sent[-1]
+
+    agg = replay([t], [Scripted("churn", churn)], budget=10_000,
+                 counter=COUNTER).aggregate("churn")
+    assert agg["prefix_changed_calls"] == len(sent) - 1  # the first call has no previous
+    assert agg["prefix_changed_share"] == 1.0
+    # what the cache held and lost: each previous prompt past its system message
+    assert agg["invalidated_tokens"] == sum(
+        sum(COUNTER.count(m) for m in p[1:]) for p in sent[:-1])
+
+
+def test_compressions_are_counted_per_step_and_per_calls_that_compress() -> None:
+    t = _trajectory(steps=6)
+    agg = replay([t], [_Compressing()], budget=10_000, counter=COUNTER).aggregate("compressing")
+    calls = sum(m.role == "assistant" for m in t.messages)
+    # history > 6 messages from the 4th call on: the first pass offloads 2 results at once,
+    # each later call the one result that has become old
+    assert agg["events"] == {"offload": 5}
+    assert agg["compressions"] == 5
+    assert agg["compressing_calls"] == 4
+    assert agg["compressions_per_100_calls"] == round(100 * 5 / calls, 2)
+    assert agg["prefix_changed_calls"] == 4  # every compressing call broke the prefix
+
+
+def test_cost_split_shares_add_up_to_the_effective_cost() -> None:
+    from ctxmgr.replay import FakeSummarizer
+
+    fake = FakeSummarizer(COUNTER)
+
+    def summarizing(h):
+        if len(h) > 4:
+            fake.summarize(h[1:-2], "summarize")
+            return [h[0], text_message("user", fake.text, id="sum"), *h[-2:]]
+        return h
+
+    agg = replay([_trajectory()], [Scripted("s", summarizing)], budget=10_000,
+                 counter=COUNTER, summarizer=fake).aggregate("s")
+    cost = agg["effective_cost"]
+    assert agg["cost_share_cached"] == round(0.1 * agg["cached_tokens"] / cost, 4)
+    assert agg["cost_share_summarizer"] == round(agg["summarizer_tokens"] / cost, 4)
+    assert agg["cost_share_uncached"] == round(agg["uncached_tokens"] / cost, 4)
+    assert agg["cost_share_uncached"] + agg["cost_share_cached"] + agg[
+        "cost_share_summarizer"] == pytest.approx(1.0, abs=2e-4)
+
+
+def test_a_report_reprices_without_replaying_and_the_surcharge_hits_cache_breakers() -> None:
+    from ctxmgr.replay import Pricing
+
+    t = _trajectory()
+    churn = Scripted("churn", lambda h: [h[0], text_message("user", f"v{len(h)}"), *h[2:]])
+    report = replay([t], ["none", churn], budget=10_000, counter=COUNTER)
+    anthropic = Pricing(cache_write=1.25)
+    plain, dear = report.aggregate("churn"), report.aggregate("churn", anthropic)
+    assert dear["effective_cost"] == round(
+        0.1 * plain["cached_tokens"] + 1.25 * plain["uncached_tokens"], 1)
+    assert report.aggregate("none", anthropic)["effective_cost_ratio"] == 1.0
+    # the policy that breaks the cache pays more of its tokens at the write rate than none
+    assert dear["effective_cost_ratio"] > plain["effective_cost_ratio"]
+    repriced = replay([t], ["none"], budget=10_000, counter=COUNTER, pricing=anthropic)
+    assert repriced.to_json()["pricing"] == {"cache_read": 0.1, "cache_write": 1.25}
+    assert repriced.aggregate("none") == report.aggregate("none", anthropic) | {
+        "ms_per_call_median": repriced.aggregate("none")["ms_per_call_median"]}

@@ -60,7 +60,11 @@ def test_each_step_is_a_span_under_the_current_one_and_names_only_documented_att
         assert set(attributes) <= set(ATTRIBUTES)
         assert attributes["ctxmgr.compression.tokens_before"] == event.tokens_before
         assert attributes["ctxmgr.compression.tokens_after"] == event.tokens_after
+        assert attributes["ctxmgr.compression.cache_invalidated_tokens"] == (
+            event.cache_invalidated_tokens)
         assert attributes["ctxmgr.session"] == "default"
+    # what the pass cost the provider's cache is on the spans, as on the events
+    assert sum(e.cache_invalidated_tokens for e in seen) > 0
 
 
 def test_a_skipped_step_is_an_error_span_that_says_why() -> None:

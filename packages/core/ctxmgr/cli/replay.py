@@ -1,4 +1,11 @@
-"""``ctxmgr replay PATH...``: replay recorded runs under context policies and compare them."""
+"""``ctxmgr replay PATH...``: replay recorded runs under context policies and compare them.
+
+Costs are priced alike for every policy: ``--cache-read RATE`` is the price of a cached
+prompt token and ``--cache-write RATE`` that of an uncached one, which the provider writes
+to its cache, both relative to a plain uncached input token (defaults 0.1 and 1.0, SPEC
+§8's; Anthropic's 5-minute cache: ``--cache-write 1.25``; OpenAI: no write surcharge, and
+reads at 0.5 for gpt-4o, 0.25 for gpt-4.1, 0.1 for gpt-5).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +18,12 @@ from ctxmgr.cli._common import EXIT_OK, UsageError, check_max_tokens, plural
 from ctxmgr.cli._io import check_output, write_output
 
 if TYPE_CHECKING:
-    from ctxmgr.replay import Policy, ReplayReport, Trajectory
+    from ctxmgr.replay import Policy, Pricing, ReplayReport, Trajectory
     from ctxmgr.replay.summarizer import FakeSummarizer
     from ctxmgr.tokens import TokenCounter
 
-__all__ = ["HELP", "add_arguments", "add_source_arguments", "read_source_arguments", "run"]
+__all__ = ["HELP", "add_arguments", "add_source_arguments", "read_pricing", "read_source_arguments",
+           "run"]
 
 HELP = ("Replay recorded trajectories under context policies and compare their token "
         "economics.")
@@ -35,6 +43,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "installed here; --list-policies shows them): none, ctxmgr, and the "
                         "peers langchain_summarization, langchain_context_editing, "
                         "langmem_summarize, llamaindex_memory, llamaindex_summary_buffer")
+    p.add_argument("--cache-read", type=float, default=0.1, metavar="RATE",
+                   help="price of a cached prompt token relative to an uncached one "
+                        "(default 0.1; OpenAI gpt-4o 0.5)")
+    p.add_argument("--cache-write", type=float, default=1.0, metavar="RATE",
+                   help="price of an uncached prompt token, which the provider writes to its "
+                        "cache, relative to a plain input token (default 1.0: no surcharge; "
+                        "Anthropic's 5-minute cache 1.25, its 1-hour cache 2)")
     p.add_argument("--list-policies", action="store_true",
                    help="list every known policy, whether it can run here and, if not, "
                         "the extra to install; then exit")
@@ -60,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("give at least one trajectory PATH (or --list-policies)")
     check_max_tokens(args.max_tokens)
+    pricing = read_pricing(args)
     if args.summarizer not in ("extractive", "fake") and ":" not in args.summarizer:
         raise UsageError(f"--summarizer must be extractive or provider:model, got "
                          f"{args.summarizer!r}")
@@ -82,9 +98,31 @@ def run(args: argparse.Namespace) -> int:
         summarizer = FakeSummarizer(counter)
     context = PolicyContext(budget=args.max_tokens, counter=counter, summarizer=summarizer)
     policies = [create_policy(n, context) for n in names]  # fails early on a missing extra
-    report = _run_with_progress(trajectories, policies, args.max_tokens, counter, summarizer)
+    report = _run_with_progress(trajectories, policies, args.max_tokens, counter, summarizer,
+                                pricing)
     _show(report, trajectories, args)
     return EXIT_OK
+
+
+def read_pricing(args: argparse.Namespace) -> Pricing:
+    """The cache rates ``--cache-read`` and ``--cache-write`` give.
+
+    Raises:
+        UsageError: a rate that is negative or not finite, or a read above the write.
+    """
+    import math
+
+    from ctxmgr.replay import Pricing
+
+    for option, value in (("--cache-read", args.cache_read), ("--cache-write", args.cache_write)):
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(f"{option} must be a number >= 0 (a price relative to an "
+                             f"uncached token), got {value:g}")
+    if args.cache_read > args.cache_write:
+        raise UsageError(f"--cache-read {args.cache_read:g} is above --cache-write "
+                         f"{args.cache_write:g}: a cached read never costs more than an "
+                         "uncached token (were the two swapped?)")
+    return Pricing(cache_read=args.cache_read, cache_write=args.cache_write)
 
 
 def _policy_names(given: list[str] | None) -> tuple[list[str], list[str]]:
@@ -169,8 +207,8 @@ def _list_policies() -> int:
 
 
 def _run_with_progress(trajectories: Sequence[Trajectory], policies: Sequence[Policy],
-                       budget: int, counter: TokenCounter, summarizer: FakeSummarizer
-                       ) -> ReplayReport:
+                       budget: int, counter: TokenCounter, summarizer: FakeSummarizer,
+                       pricing: Pricing) -> ReplayReport:
     from ctxmgr.replay import count_model_calls, replay
 
     try:
@@ -184,11 +222,11 @@ def _run_with_progress(trajectories: Sequence[Trajectory], policies: Sequence[Po
         )
     except ImportError:
         return replay(trajectories, policies, budget=budget, counter=counter,
-                      summarizer=summarizer)
+                      summarizer=summarizer, pricing=pricing)
     console = Console(stderr=True)
     if not console.is_terminal:  # a bar in a log is noise, and rich leaves a blank line
         return replay(trajectories, policies, budget=budget, counter=counter,
-                      summarizer=summarizer)
+                      summarizer=summarizer, pricing=pricing)
     total = count_model_calls(trajectories) * len(policies)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
@@ -199,19 +237,19 @@ def _run_with_progress(trajectories: Sequence[Trajectory], policies: Sequence[Po
             bar.update(task, advance=n, description=f"replaying {policy}")
 
         return replay(trajectories, policies, budget=budget, counter=counter,
-                      summarizer=summarizer, progress=progress)
+                      summarizer=summarizer, progress=progress, pricing=pricing)
 
 
 def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
           args: argparse.Namespace) -> None:
     """The table on stdout (rich when installed, else plain), then the files asked for."""
     from ctxmgr.replay import count_model_calls
-    from ctxmgr.replay.report import format_table, print_table, save_plot
+    from ctxmgr.replay.report import format_table, pricing_note, print_table, save_plot
 
     data = report.to_json()
     title = (f"{plural(len(trajectories), 'trajectory', 'trajectories')}, "
              f"{plural(count_model_calls(trajectories), 'model call')}, budget "
-             f"{args.max_tokens:,} tokens")
+             f"{args.max_tokens:,} tokens, {pricing_note(data)}")
     try:
         print_table(data, title=title)
     except ImportError:

@@ -6,7 +6,16 @@
 
     report = replay(load_trajectories(["runs/"]), ["none", "langchain_summarization"],
                     budget=32_000)
-    report.to_json()   # {"budget": 32000, "policies": {NAME: {"aggregate", "trajectories"}}}
+    report.to_json()   # {"budget": 32000, "pricing": {...},
+                       #  "policies": {NAME: {"aggregate", "trajectories"}}}
+
+Costs are in uncached-token units at one :class:`Pricing` for every policy (default:
+cached reads at 0.1, no surcharge for writing the cache;
+``replay(..., pricing=Pricing(cache_write=1.25))`` for Anthropic's 5-minute cache), and
+``report.aggregate(name, pricing)`` reads them at other rates without replaying. Each row
+says how the policy treats the prompt cache too (:data:`CACHE_KEYS`: compressions per 100
+calls, the share of calls that changed the prompt's prefix, the cost split between
+uncached tokens, cached reads and the summarizer).
 
 A policy is any object with ``name``, ``reset()`` and ``prompt(history) ->
 PolicyResult`` (see :mod:`ctxmgr.replay.policy`); register a factory with
@@ -28,7 +37,14 @@ and recommends a config (``ctxmgr tune``).
 
 from ctxmgr.replay.fidelity import CallFidelity, Reloader
 from ctxmgr.replay.frontier import FrontierRow, frontier_rows, mark_frontier
-from ctxmgr.replay.metrics import METRIC_KEYS, CallRecord, TrajectoryResult
+from ctxmgr.replay.metrics import (
+    CACHE_KEYS,
+    DEFAULT_PRICING,
+    METRIC_KEYS,
+    CallRecord,
+    Pricing,
+    TrajectoryResult,
+)
 from ctxmgr.replay.policy import (
     IncrementalPolicy,
     NonePolicy,
@@ -71,6 +87,8 @@ from ctxmgr.replay.tune import (
 
 __all__ = [
     "BUILTIN_POLICIES",
+    "CACHE_KEYS",
+    "DEFAULT_PRICING",
     "ENTRY_POINT_GROUP",
     "FIXED_SUMMARY",
     "FORMATS",
@@ -92,6 +110,7 @@ __all__ = [
     "PolicyResult",
     "PolicyRun",
     "PolicyUnavailableError",
+    "Pricing",
     "Reloader",
     "ReplayReport",
     "SourceOptions",

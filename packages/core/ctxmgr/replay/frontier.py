@@ -5,7 +5,9 @@ top of the window) with the shared fake summarizer and token counter, and gives 
 :class:`FrontierRow` per policy: cost against no management, fact availability, recency,
 user retention, actions retained, cost with recovery, and the calls that broke (over
 budget, task lost, pairing). :func:`mark_frontier` marks the rows no other eligible row
-dominates on cost and facts. ``benchmarks/bench_frontier.py`` draws the frontier the
+dominates on cost and facts. Costs are at one cache :class:`~ctxmgr.replay.Pricing`;
+``frontier_rows(..., pricings=[...])`` gives the rows again at other rates from the same
+replay (a frontier per window and pricing). ``benchmarks/bench_frontier.py`` draws the frontier the
 defaults were chosen on; ``ctxmgr tune`` (:mod:`ctxmgr.replay.tune`) runs it on the
 user's own runs.
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 from ctxmgr.autocontext import AutoContextConfig, AutoContextMemory
 from ctxmgr.replay.ctxmgr_policy import CtxmgrPolicy
-from ctxmgr.replay.metrics import aggregate_row
+from ctxmgr.replay.metrics import DEFAULT_PRICING, Pricing, aggregate_row
 from ctxmgr.replay.policy import Policy, PolicyContext
 from ctxmgr.replay.registry import create_policy
 from ctxmgr.replay.runner import ProgressCallback, replay
@@ -93,6 +95,13 @@ class FrontierRow:
     needed_facts: int = 0
     """Facts the recorded next steps copied from earlier tool output: what
     ``fact_availability`` is a share of (the same for every policy of one replay)."""
+    prefix_changed_share: float = 0.0
+    """Calls whose prompt did not start with the previous prompt (the cache lost)."""
+    cost_at_baseline_hit: float = 0.0
+    """Cost / none had the prompts hit the cache as often as no management's do."""
+    pricing: Pricing = DEFAULT_PRICING
+    """The cache rates ``cost`` and ``cost_with_recovery`` are at; rows are compared only
+    with rows of the same window and pricing."""
     recency_floor: float = 0.0
     """The recency a row needs to be a candidate."""
     frontier: bool = False
@@ -122,13 +131,15 @@ def _dominates(a: FrontierRow, b: FrontierRow) -> bool:
 
 
 def mark_frontier(rows: Sequence[FrontierRow]) -> list[FrontierRow]:
-    """``rows`` with ``frontier`` set: per window, an eligible row (no call over budget,
-    none that lost the task, no pairing violation) that no other eligible row of that
-    window dominates (costs as much or less and keeps as many facts or more, one of the
-    two strictly, at the table's three decimals). Ineligible rows are never on it."""
+    """``rows`` with ``frontier`` set: per window and pricing, an eligible row (no call over
+    budget, none that lost the task, no pairing violation) that no other eligible row of
+    that window and pricing dominates (costs as much or less and keeps as many facts or
+    more, one of the two strictly, at the table's three decimals). Ineligible rows are
+    never on it."""
     eligible = [r for r in rows if r.eligible]
     return [dataclasses.replace(r, frontier=r.eligible and not any(
-        o.window == r.window and _dominates(o, r) for o in eligible)) for r in rows]
+        o.window == r.window and o.pricing == r.pricing and _dominates(o, r)
+        for o in eligible)) for r in rows]
 
 
 def frontier_rows(trajectories: Sequence[Trajectory], *, budget: int,
@@ -136,9 +147,11 @@ def frontier_rows(trajectories: Sequence[Trajectory], *, budget: int,
                   window: str = "", recency_floor: float = 0.0,
                   references: Callable[[PolicyContext], Sequence[Policy]] | None = None,
                   counter: TokenCounter | None = None,
-                  progress: ProgressCallback | None = None) -> list[FrontierRow]:
+                  progress: ProgressCallback | None = None,
+                  pricings: Sequence[Pricing] = (DEFAULT_PRICING,)) -> list[FrontierRow]:
     """Replay ``none``, the ``peers``, the ctxmgr ``variants`` (name to knobs; ``{}`` is
-    the defaults) and any ``references`` in one pass; the rows, before marking.
+    the defaults) and any ``references`` in one pass; the rows, before marking: every
+    policy at the first of ``pricings``, then every policy at the next, and so on.
 
     Raises:
         ConfigError: a variant's knobs that ``AutoContextConfig`` refuses, or a peer that
@@ -159,8 +172,8 @@ def frontier_rows(trajectories: Sequence[Trajectory], *, budget: int,
     report = replay(trajectories, policies, budget=budget, counter=counter,
                     summarizer=summarizer, progress=progress)
     rows = []
-    for name, kind in kinds.items():
-        a = aggregate_row(report.runs[name].results, budget)
+    for pricing, (name, kind) in ((p, k) for p in pricings for k in kinds.items()):
+        a = aggregate_row(report.runs[name].results, budget, pricing)
         rows.append(FrontierRow(
             window=window, policy=name, kind=kind, cost=a["effective_cost_ratio"],
             fact_availability=a["fact_availability"], recency=a["recency"],
@@ -168,8 +181,10 @@ def frontier_rows(trajectories: Sequence[Trajectory], *, budget: int,
             cost_with_recovery=a["cost_with_recovery_ratio"],
             over_budget_calls=a["over_budget_calls"], task_lost=a["task_lost"],
             pairing_violations=a["pairing_violations"], model_calls=a["model_calls"],
-            compressions=sum(n for e, n in a["events"].items() if e != "overflow"),
+            compressions=a["compressions"],
             needed_facts=a["needed_facts"], recency_floor=recency_floor,
+            prefix_changed_share=a["prefix_changed_share"],
+            cost_at_baseline_hit=a["effective_cost_ratio_at_baseline_hit"], pricing=pricing,
             overrides=knobs.get(name, {})))
     return rows
 

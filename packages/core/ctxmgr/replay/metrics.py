@@ -7,7 +7,17 @@ Definitions, per model call:
 * ``cached``: tokens of the longest run of leading messages identical (same role,
   same content) to the previous call's prompt, the part a provider's prompt cache
   would serve; the first call of a trajectory has nothing cached.
-* ``effective_cost = 0.1 × cached + 1.0 × uncached + summarizer input + output``.
+* ``effective_cost = cache_read × cached + cache_write × uncached + summarizer input +
+  output``, in uncached-token units. The rates are a :class:`Pricing`, the same for
+  every policy of a replay: by default ``cache_read`` 0.1 and ``cache_write`` 1.0 (SPEC
+  §8: a cached token costs a tenth, writing the cache nothing extra, as OpenAI bills);
+  Anthropic's 5-minute cache bills every token written to it at 1.25. Every uncached
+  prompt token counts as written, as with a cache breakpoint on the latest message (how
+  agents cache their growing history); summarizer tokens are one-off calls, never cached.
+* ``prefix_changed``: the prompt does not start with the whole previous prompt (its
+  cached prefix is shorter than the previous prompt), so the provider bills the rest of
+  it uncached again; ``invalidated_tokens`` are the previous prompt's tokens after the
+  first changed message, the ones the cache held and no longer serves.
 * ``task_lost``: the prompt no longer holds the text of the first user message
   (the task) verbatim, in any message.
 * ``pairing_violations``: :func:`ctxmgr.pairing.validate_pairing` on the prompt
@@ -52,10 +62,28 @@ Sums over calls give a trajectory's row; sums over trajectories the aggregate.
 Ratios (``savings``, ``cache_hit_ratio``, the fidelity shares) are recomputed from
 the sums, and ``ms_per_call_median`` is the median over every call.
 
-Besides the SPEC §8 keys (:data:`METRIC_KEYS`) every row carries
-``cached_tokens``, ``baseline_effective_cost`` (the no-management cost of the
-same calls), ``effective_cost_ratio`` (effective cost / that baseline, the
-"cost / none" of RESULTS.md's tables), ``summarizer_input_tokens``,
+Besides the SPEC §8 keys (:data:`METRIC_KEYS`) every row carries the cache keys
+(:data:`CACHE_KEYS`):
+
+* ``compressions``: compression steps the policy reported (ctxmgr's strategies
+  applied, a peer's summaries or clears; ``overflow``, a call that went out over the
+  budget, is no step), ``compressing_calls`` the calls with at least one, and
+  ``compressions_per_100_calls``;
+* ``prefix_changed_calls``: calls whose prompt changed the previous call's prefix, of
+  the calls that have a previous one (``prefix_changed_share``), and
+  ``invalidated_tokens`` summed over them;
+* ``uncached_tokens``, and ``baseline_cache_hit_ratio``: the cache hit ratio of no
+  management on the same calls;
+* the cost split, each a share of ``effective_cost``: ``cost_share_uncached``
+  (uncached prompt tokens, at the write rate), ``cost_share_cached`` (cached reads)
+  and ``cost_share_summarizer``;
+* ``effective_cost_ratio_at_baseline_hit``: what the same prompts and summaries would
+  cost, over the baseline, if the policy's prompts hit the cache as often as no
+  management's do (what the prompt-size savings are worth with a warm cache).
+
+Rows also carry ``cached_tokens``, ``baseline_effective_cost`` (the no-management cost of
+the same calls, at the same rates), ``effective_cost_ratio`` (effective cost / that
+baseline, the "cost / none" of RESULTS.md's tables), ``summarizer_input_tokens``,
 ``summarizer_output_tokens``, ``events`` (compressions by strategy name), the
 counts behind the fidelity shares (``needed_facts``, ``facts_available``,
 ``facts_reloadable``, ``facts_searchable``, ``needed_facts_by_age``, ``recency_calls``,
@@ -70,12 +98,14 @@ such a row has an ``error`` string and only the calls before the failure).
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ctxmgr.errors import ConfigError
 from ctxmgr.messages import Message, TextBlock, ToolResultBlock
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.replay.fidelity import AGE_BUCKETS, CallFidelity
@@ -83,10 +113,15 @@ from ctxmgr.tokens import TokenCounter
 
 __all__ = [
     "CACHED_PRICE",
+    "CACHE_KEYS",
+    "DEFAULT_PRICING",
     "METRIC_KEYS",
+    "NOT_A_COMPRESSION",
     "CallRecord",
+    "Pricing",
     "TrajectoryResult",
     "aggregate_row",
+    "cached_prefix_length",
     "cached_prefix_tokens",
     "effective_cost",
     "measure_call",
@@ -97,7 +132,57 @@ __all__ = [
 ]
 
 CACHED_PRICE = 0.1
-"""Price of a cached prompt token relative to an uncached one."""
+"""Price of a cached prompt token relative to an uncached one (SPEC §8's rate)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pricing:
+    """What a provider bills per prompt token, relative to an uncached input token.
+
+    Replay prices every policy alike with one of these::
+
+        Pricing()                                   # SPEC §8: reads 0.1, no write surcharge
+        Pricing(cache_read=0.1, cache_write=1.25)   # Anthropic, 5-minute cache
+        Pricing(cache_read=0.5)                     # OpenAI gpt-4o (reads at half price)
+
+    Raises:
+        ConfigError: a rate that is not a finite number >= 0, or a read dearer than a
+            write (the two options swapped).
+    """
+
+    cache_read: float = CACHED_PRICE
+    """A token the provider serves from its prompt cache."""
+    cache_write: float = 1.0
+    """A prompt token that is not cached, and so is written to the cache for the next
+    call (1.0: no surcharge)."""
+
+    def __post_init__(self) -> None:
+        for name in ("cache_read", "cache_write"):
+            value = getattr(self, name)
+            if (isinstance(value, bool) or not isinstance(value, int | float)
+                    or not math.isfinite(value) or value < 0):
+                raise ConfigError(f"{name} must be a finite number >= 0 (a price relative to "
+                                  f"an uncached token), got {value!r}")
+        if self.cache_read > self.cache_write:
+            raise ConfigError(f"cache_read ({self.cache_read}) is above cache_write "
+                              f"({self.cache_write}): a cached read never costs more than "
+                              "sending the token uncached")
+
+    def cost(self, cached: int, uncached: int, summarizer_tokens: int = 0) -> float:
+        """``cache_read × cached + cache_write × uncached + summarizer_tokens``."""
+        return self.cache_read * cached + self.cache_write * uncached + summarizer_tokens
+
+    def label(self) -> str:
+        """A short name for tables: ``reads 0.1, writes 1.25``."""
+        return f"reads {self.cache_read:g}, writes {self.cache_write:g}"
+
+
+DEFAULT_PRICING = Pricing()
+"""SPEC §8's rates: cached reads at 0.1, no surcharge for writing the cache."""
+
+NOT_A_COMPRESSION = frozenset({"overflow"})
+"""Event names that are no compression step (``overflow``: the call went out over the
+budget after every step the policy could take)."""
 
 METRIC_KEYS: tuple[str, ...] = (
     "model_calls",
@@ -125,6 +210,22 @@ METRIC_KEYS: tuple[str, ...] = (
 """The keys every row carries, the fidelity measures included; rows carry a few more
 (see the module doc)."""
 
+CACHE_KEYS: tuple[str, ...] = (
+    "compressions",
+    "compressing_calls",
+    "compressions_per_100_calls",
+    "prefix_changed_calls",
+    "prefix_changed_share",
+    "invalidated_tokens",
+    "uncached_tokens",
+    "baseline_cache_hit_ratio",
+    "cost_share_uncached",
+    "cost_share_cached",
+    "cost_share_summarizer",
+    "effective_cost_ratio_at_baseline_hit",
+)
+"""What every row adds on how a policy treats the prompt cache (see the module doc)."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallRecord:
@@ -142,6 +243,12 @@ class CallRecord:
     task_lost: bool = False
     seconds: float = 0.0
     events: tuple[str, ...] = ()
+    follows: bool = False
+    """There is a previous call in the trajectory (whose prompt this one may extend)."""
+    prefix_changed: bool = False
+    """The prompt does not start with the whole previous prompt."""
+    invalidated_tokens: int = 0
+    """Tokens of the previous prompt after the first message this one changed."""
     fidelity: CallFidelity = field(default_factory=CallFidelity)
     """What the prompt kept of the facts the recorded next step used."""
 
@@ -160,23 +267,30 @@ def same_message(a: Message, b: Message) -> bool:
     return a is b or (a.role == b.role and a.content == b.content)
 
 
-def cached_prefix_tokens(
-    previous: Sequence[Message] | None, prompt: Sequence[Message], counter: TokenCounter
-) -> int:
-    """Tokens of the longest run of leading ``prompt`` messages identical to ``previous``'s."""
+def cached_prefix_length(previous: Sequence[Message] | None, prompt: Sequence[Message]) -> int:
+    """How many leading ``prompt`` messages are identical to ``previous``'s."""
     if not previous:
         return 0
     n = min(len(previous), len(prompt))
     k = 0
     while k < n and same_message(previous[k], prompt[k]):
         k += 1
+    return k
+
+
+def cached_prefix_tokens(
+    previous: Sequence[Message] | None, prompt: Sequence[Message], counter: TokenCounter
+) -> int:
+    """Tokens of the longest run of leading ``prompt`` messages identical to ``previous``'s."""
     count = counter.count
-    return sum(count(m) for m in prompt[:k])
+    return sum(count(m) for m in prompt[:cached_prefix_length(previous, prompt)])
 
 
-def effective_cost(cached: int, uncached: int, summarizer_tokens: int = 0) -> float:
-    """``0.1 × cached + 1.0 × uncached + summarizer input and output tokens``."""
-    return CACHED_PRICE * cached + uncached + summarizer_tokens
+def effective_cost(cached: int, uncached: int, summarizer_tokens: int = 0,
+                   pricing: Pricing = DEFAULT_PRICING) -> float:
+    """``cache_read × cached + cache_write × uncached + summarizer input and output
+    tokens`` (by default ``0.1 × cached + 1.0 × uncached + ...``)."""
+    return pricing.cost(cached, uncached, summarizer_tokens)
 
 
 def task_text(messages: Sequence[Message]) -> str | None:
@@ -224,9 +338,12 @@ def measure_call(
     prompt_tokens = counter.count_messages(prompt)
     baseline = counter.count_messages(history)
     baseline_cached = max(0, previous_history_tokens - counter.per_request)
+    count = counter.count
+    kept = cached_prefix_length(previous_prompt, prompt)
+    changed = previous_prompt is not None and kept < len(previous_prompt)
     return CallRecord(
         prompt_tokens=prompt_tokens,
-        cached_tokens=cached_prefix_tokens(previous_prompt, prompt, counter),
+        cached_tokens=sum(count(m) for m in prompt[:kept]),
         baseline_tokens=baseline,
         baseline_cached_tokens=baseline_cached if previous_history_tokens else 0,
         prompt_messages=len(prompt),
@@ -237,22 +354,28 @@ def measure_call(
         task_lost=task is not None and not prompt_has_task(prompt, task, task_message),
         seconds=seconds,
         events=events,
+        follows=previous_prompt is not None,
+        prefix_changed=changed,
+        invalidated_tokens=(sum(count(m) for m in previous_prompt[kept:])
+                            if previous_prompt is not None and changed else 0),
         fidelity=fidelity or CallFidelity(),
     )
 
 
-def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
+def _row(calls: Sequence[CallRecord], budget: int, pricing: Pricing) -> dict[str, Any]:
     prompt = sum(c.prompt_tokens for c in calls)
     baseline = sum(c.baseline_tokens for c in calls)
     cached = sum(c.cached_tokens for c in calls)
     base_cached = sum(c.baseline_cached_tokens for c in calls)
     s_in = sum(c.summarizer_input_tokens for c in calls)
     s_out = sum(c.summarizer_output_tokens for c in calls)
-    cost = effective_cost(cached, prompt - cached, s_in + s_out)
-    base_cost = effective_cost(base_cached, baseline - base_cached)
+    cost = pricing.cost(cached, prompt - cached, s_in + s_out)
+    base_cost = pricing.cost(base_cached, baseline - base_cached)
     events = Counter(e for c in calls for e in c.events)
-    fid = _fidelity(calls)
+    fid = _fidelity(calls, pricing)
     with_recovery = cost + fid.pop("recovery_cost")
+    cache = _cache(calls, pricing, cost=cost, base_cost=base_cost,
+                   base_hit=base_cached / baseline if baseline else 0.0)
     return {
         "model_calls": len(calls),
         "prompt_tokens": prompt,
@@ -283,8 +406,41 @@ def _row(calls: Sequence[CallRecord], budget: int) -> dict[str, Any]:
         "summarizer_input_tokens": s_in,
         "summarizer_output_tokens": s_out,
         "events": dict(sorted(events.items())),
+        **cache,
         **fid,
         "cost_with_recovery_ratio": round(with_recovery / base_cost, 4) if base_cost else 0.0,
+    }
+
+
+def _cache(calls: Sequence[CallRecord], pricing: Pricing, *, cost: float, base_cost: float,
+           base_hit: float) -> dict[str, Any]:
+    """The cache keys (:data:`CACHE_KEYS`) of a row."""
+    prompt = sum(c.prompt_tokens for c in calls)
+    cached = sum(c.cached_tokens for c in calls)
+    summarizer = sum(c.summarizer_input_tokens + c.summarizer_output_tokens for c in calls)
+    steps = [sum(e not in NOT_A_COMPRESSION for e in c.events) for c in calls]
+    follows = sum(c.follows for c in calls)
+    changed = sum(c.prefix_changed for c in calls)
+    at_base_hit = summarizer + prompt * (
+        base_hit * pricing.cache_read + (1 - base_hit) * pricing.cache_write)
+
+    def share(part: float) -> float:
+        return round(part / cost, 4) if cost else 0.0
+
+    return {
+        "compressions": sum(steps),
+        "compressing_calls": sum(n > 0 for n in steps),
+        "compressions_per_100_calls": round(100 * sum(steps) / len(calls), 2) if calls else 0.0,
+        "prefix_changed_calls": changed,
+        "prefix_changed_share": round(changed / follows, 4) if follows else 0.0,
+        "invalidated_tokens": sum(c.invalidated_tokens for c in calls),
+        "uncached_tokens": prompt - cached,
+        "baseline_cache_hit_ratio": round(base_hit, 4),
+        "cost_share_uncached": share(pricing.cache_write * (prompt - cached)),
+        "cost_share_cached": share(pricing.cache_read * cached),
+        "cost_share_summarizer": share(summarizer),
+        "effective_cost_ratio_at_baseline_hit": (
+            round(at_base_hit / base_cost, 4) if base_cost else 0.0),
     }
 
 
@@ -293,7 +449,7 @@ def _share(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 1.0
 
 
-def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
+def _fidelity(calls: Sequence[CallRecord], pricing: Pricing) -> dict[str, Any]:
     needed = available = reloadable = searchable = reload_tokens = 0
     recovery_calls = recovery_tokens = 0
     recovery_cost = 0.0
@@ -324,7 +480,7 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
         if f.needed > f.available:
             recovery_calls += 1
             recovery_tokens += f.recovery_tokens
-            recovery_cost += effective_cost(c.prompt_tokens, f.recovery_tokens)
+            recovery_cost += pricing.cost(c.prompt_tokens, f.recovery_tokens)
             for k in range(3):
                 recovered_by[k] += f.recovered_by[k]
     return {
@@ -358,17 +514,21 @@ def _fidelity(calls: Sequence[CallRecord]) -> dict[str, Any]:
     }
 
 
-def trajectory_row(result: TrajectoryResult, budget: int) -> dict[str, Any]:
-    """One trajectory's row: ``{"id": ..., <metrics>}`` (plus ``"error"`` if it crashed)."""
-    row: dict[str, Any] = {"id": result.id, **_row(result.calls, budget)}
+def trajectory_row(result: TrajectoryResult, budget: int,
+                   pricing: Pricing = DEFAULT_PRICING) -> dict[str, Any]:
+    """One trajectory's row: ``{"id": ..., <metrics>}`` (plus ``"error"`` if it crashed),
+    its costs at ``pricing``."""
+    row: dict[str, Any] = {"id": result.id, **_row(result.calls, budget, pricing)}
     if result.error is not None:
         row["error"] = result.error
     return row
 
 
-def aggregate_row(results: Sequence[TrajectoryResult], budget: int) -> dict[str, Any]:
-    """The aggregate over trajectories: sums of the calls, ratios recomputed from the sums."""
-    row = _row([c for r in results for c in r.calls], budget)
+def aggregate_row(results: Sequence[TrajectoryResult], budget: int,
+                  pricing: Pricing = DEFAULT_PRICING) -> dict[str, Any]:
+    """The aggregate over trajectories: sums of the calls, ratios recomputed from the sums,
+    costs at ``pricing``."""
+    row = _row([c for r in results for c in r.calls], budget, pricing)
     row["runs"] = len(results)
     row["errors"] = sum(r.error is not None for r in results)
     return row

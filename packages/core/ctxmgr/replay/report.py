@@ -1,7 +1,14 @@
-"""Showing a replay: a table of the aggregates (rich) and a plot of prompt sizes (matplotlib).
+"""Showing a replay: tables of the aggregates (rich) and a plot of prompt sizes (matplotlib).
 
 Both libraries come with ``.[replay]`` and are imported only here, when
-a report is drawn.
+a report is drawn. Two tables: cost and fidelity, then the prompt cache, which says
+where each policy's cost goes: ``cache hit`` (and no management's on the same calls),
+``compr./100 calls`` (compression steps per 100 model calls), ``prefix changed`` (the
+share of calls whose prompt does not start with the previous prompt, so the provider
+bills the rest of it uncached again), the cost split (uncached prompt tokens, cached
+reads, summarizer tokens, each a share of the policy's effective cost) and ``cost at
+none's hit / none`` (the cost had the prompts hit the cache as often as no
+management's do).
 """
 
 from __future__ import annotations
@@ -15,8 +22,11 @@ from typing import IO, Any
 from ctxmgr.replay.runner import ReplayReport
 
 __all__ = [
+    "CACHE_COLUMNS",
+    "COLUMNS",
     "format_table",
     "markdown_table",
+    "pricing_note",
     "print_table",
     "replace_markdown_section",
     "save_plot",
@@ -24,7 +34,7 @@ __all__ = [
     "write_json",
 ]
 
-_COLUMNS: tuple[tuple[str, str], ...] = (
+COLUMNS: tuple[tuple[str, str], ...] = (
     ("policy", "policy"),
     ("model_calls", "calls"),
     ("savings", "savings"),
@@ -45,42 +55,84 @@ _COLUMNS: tuple[tuple[str, str], ...] = (
     ("actions_retained", "actions kept"),
     ("cost_with_recovery_ratio", "cost+recovery / none"),
 )
+"""The first table: (row key, column head)."""
+
+CACHE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("policy", "policy"),
+    ("effective_cost_ratio", "cost / none"),
+    ("cache_hit_ratio", "cache hit"),
+    ("baseline_cache_hit_ratio", "none's hit"),
+    ("compressions_per_100_calls", "compr./100 calls"),
+    ("prefix_changed_share", "prefix changed"),
+    ("cost_share_uncached", "uncached % of cost"),
+    ("cost_share_cached", "cached reads %"),
+    ("cost_share_summarizer", "summarizer %"),
+    ("effective_cost_ratio_at_baseline_hit", "cost at none's hit / none"),
+)
+"""The prompt-cache table: (row key, column head)."""
+
+_RATIOS = frozenset({
+    "effective_cost_ratio", "cache_hit_ratio", "baseline_cache_hit_ratio",
+    "prefix_changed_share", "effective_cost_ratio_at_baseline_hit", "fact_availability",
+    "fact_reloadable", "fact_searchable", "recency", "user_retention", "actions_retained",
+    "cost_with_recovery_ratio", "ms_per_call_median"})
+_PERCENTS = frozenset({"savings", "cost_share_uncached", "cost_share_cached",
+                       "cost_share_summarizer"})
 
 
 def _cell(key: str, value: Any) -> str:
+    if value == "" or value is None:
+        return ""
     if key == "savings":
         return f"{value * 100:.1f} %"
-    if key in ("effective_cost_ratio", "cache_hit_ratio", "fact_availability",
-               "fact_reloadable", "fact_searchable", "recency", "user_retention",
-               "actions_retained", "cost_with_recovery_ratio"):
-        return f"{value:.3f}"
-    if key == "ms_per_call_median":
+    if key in _PERCENTS:
+        return f"{value * 100:.0f}"
+    if key == "compressions_per_100_calls":
+        return f"{value:.1f}"
+    if key in _RATIOS:
         return f"{value:.3f}"
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
 
 
-def table_rows(data: dict[str, Any]) -> list[list[str]]:
+def table_rows(data: dict[str, Any], columns: Sequence[tuple[str, str]] = COLUMNS
+               ) -> list[list[str]]:
     """One row of strings per policy of a ``ReplayReport.to_json()`` dict."""
     rows = []
     for name, body in data["policies"].items():
         agg = {"policy": name, **body["aggregate"]}
         if agg.get("errors"):
             agg["policy"] = f"{name} ({agg['errors']} failed)"
-        rows.append([_cell(k, agg.get(k, "")) for k, _ in _COLUMNS])
+        rows.append([_cell(k, agg.get(k, "")) for k, _ in columns])
     return rows
 
 
+def pricing_note(data: dict[str, Any]) -> str:
+    """``cache reads 0.1, writes 1.25`` for a report's pricing (SPEC §8's when it has none)."""
+    p = data.get("pricing") or {"cache_read": 0.1, "cache_write": 1.0}
+    return f"cache reads {p['cache_read']:g}, writes {p['cache_write']:g}"
+
+
+def _titles(title: str | None, data: dict[str, Any]) -> tuple[str, str]:
+    """The two tables' titles (the pricing in the first, unless ``title`` names it)."""
+    title = title or f"replay at budget {data['budget']:,} tokens, {pricing_note(data)}"
+    return title, f"{title}: prompt cache"
+
+
 def format_table(data: dict[str, Any], *, title: str | None = None) -> str:
-    """The aggregates as a Markdown table (for RESULTS.md and plain logs)."""
-    head = [h for _, h in _COLUMNS]
-    lines = []
-    if title:
-        lines += [f"**{title}**", ""]
-    lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(head))) + "|")
-    lines += ["| " + " | ".join(r) + " |" for r in table_rows(data)]
+    """The aggregates as two Markdown tables, cost and fidelity then the prompt cache (for
+    RESULTS.md and plain logs)."""
+    lines: list[str] = []
+    for heading, columns in zip(_titles(title, data), (COLUMNS, CACHE_COLUMNS), strict=True):
+        head = [h for _, h in columns]
+        if lines:
+            lines.append("")
+        lines += [f"**{heading}**", ""]
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(head)))
+                     + "|")
+        lines += ["| " + " | ".join(r) + " |" for r in table_rows(data, columns)]
     return "\n".join(lines)
 
 
@@ -101,17 +153,20 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], *,
 
 def print_table(data: dict[str, Any], *, title: str | None = None, file: IO[str] | None = None
                 ) -> None:
-    """The aggregates as a rich table on ``file`` (stdout by default)."""
+    """The aggregates as two rich tables on ``file`` (stdout by default): cost and
+    fidelity, then the prompt cache."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title or f"replay at budget {data['budget']:,} tokens")
-    for i, (_, head) in enumerate(_COLUMNS):
-        table.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
-    for row in table_rows(data):
-        table.add_row(*row)
     out = file or sys.stdout
-    Console(file=out, width=None if out.isatty() else 200).print(table)
+    console = Console(file=out, width=None if out.isatty() else 200)
+    for heading, columns in zip(_titles(title, data), (COLUMNS, CACHE_COLUMNS), strict=True):
+        table = Table(title=heading)
+        for i, (_, head) in enumerate(columns):
+            table.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
+        for row in table_rows(data, columns):
+            table.add_row(*row)
+        console.print(table)
 
 
 def write_json(data: dict[str, Any], path: str | Path) -> None:

@@ -7,6 +7,8 @@ the same sequence of requests. Each prompt is also checked against the
 recorded reply for the facts it needed (:mod:`ctxmgr.replay.fidelity`) and
 against the history for the user messages and tool calls it kept
 (:mod:`ctxmgr.replay.retention`); those checks are not part of the policy's time.
+Token counts are recorded per call, so the costs can be read at any cache
+:class:`~ctxmgr.replay.metrics.Pricing` afterwards without replaying again.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import Any
 from ctxmgr.messages import Message
 from ctxmgr.replay.fidelity import FidelityChecker, TrajectoryFacts, reloader_of, searcher_of
 from ctxmgr.replay.metrics import (
+    DEFAULT_PRICING,
+    Pricing,
     TrajectoryResult,
     aggregate_row,
     measure_call,
@@ -55,25 +59,32 @@ class ReplayReport:
     """Everything one replay run measured."""
 
     budget: int
+    pricing: Pricing = DEFAULT_PRICING
+    """The cache rates the report's costs are at (the same for every policy)."""
     runs: dict[str, PolicyRun] = field(default_factory=dict)
     baseline_curves: dict[str, list[int]] = field(default_factory=dict)
     """Trajectory id -> tokens of the whole history at each call (the ``none`` curve)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The SPEC §8 layout: ``{"budget", "policies": {NAME: {"aggregate", "trajectories"}}}``."""
+        """The SPEC §8 layout, ``{"budget", "policies": {NAME: {"aggregate",
+        "trajectories"}}}``, plus ``"pricing": {"cache_read", "cache_write"}``, the rates
+        the costs are at."""
+        p = self.pricing
         return {
             "budget": self.budget,
+            "pricing": {"cache_read": p.cache_read, "cache_write": p.cache_write},
             "policies": {
                 name: {
-                    "aggregate": aggregate_row(run.results, self.budget),
-                    "trajectories": [trajectory_row(r, self.budget) for r in run.results],
+                    "aggregate": aggregate_row(run.results, self.budget, p),
+                    "trajectories": [trajectory_row(r, self.budget, p) for r in run.results],
                 }
                 for name, run in self.runs.items()
             },
         }
 
-    def aggregate(self, name: str) -> dict[str, Any]:
-        return aggregate_row(self.runs[name].results, self.budget)
+    def aggregate(self, name: str, pricing: Pricing | None = None) -> dict[str, Any]:
+        """One policy's aggregate row, its costs at ``pricing`` (default: the report's)."""
+        return aggregate_row(self.runs[name].results, self.budget, pricing or self.pricing)
 
 
 def count_model_calls(trajectories: Sequence[Trajectory]) -> int:
@@ -89,6 +100,7 @@ def replay(
     counter: TokenCounter | None = None,
     summarizer: FakeSummarizer | None = None,
     progress: ProgressCallback | None = None,
+    pricing: Pricing = DEFAULT_PRICING,
 ) -> ReplayReport:
     """Replay every trajectory under every policy.
 
@@ -101,6 +113,8 @@ def replay(
             (default: :func:`ctxmgr.tokens.default_counter`).
         summarizer: the shared fake summarizer (default: a new one on ``counter``).
         progress: called after each model call with the policy name and ``1``.
+        pricing: the cache rates every policy's cost is at (default: SPEC §8's, cached
+            reads at 0.1 and no surcharge for writes); it changes no prompt.
 
     Raises:
         PolicyUnavailableError: a named policy whose framework is missing.
@@ -110,7 +124,7 @@ def replay(
     summarizer = summarizer or FakeSummarizer(counter)
     context = PolicyContext(budget=budget, counter=counter, summarizer=summarizer)
     built = [create_policy(p, context) if isinstance(p, str) else p for p in policies]
-    report = ReplayReport(budget=budget)
+    report = ReplayReport(budget=budget, pricing=pricing)
     for t in trajectories:
         report.baseline_curves[t.id] = [
             counter.count_messages(t.messages[:i])
