@@ -42,6 +42,7 @@ from ctxmgr_langgraph.session import (
     PreparedCall,
     SessionOptions,
     ThreadDeletion,
+    agent_of,
 )
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
@@ -139,12 +140,14 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
         self.sessions.use_model(request.model)  # its window and tokenizer, if none given
         runtime = request.runtime
+        run_config = current_run_config()
         return {
-            "session": self.sessions.session_of(None, runtime),
+            "session": self.sessions.session_of(run_config, runtime),
             "store": self.sessions.store_for(getattr(runtime, "store", None)),
             "overhead": self.sessions.overhead(request.system_message, request.tools),
             "state_messages": (request.state or {}).get("messages", ()),
-            "run_config": current_run_config(),
+            "run_config": run_config,
+            "view_only": agent_of(run_config, runtime) is not None,
         }
 
     def wrap_model_call(

@@ -343,6 +343,15 @@ class AutoContextConfig:
     """Offer the model the memo tool (notes it writes to the store and reads back)."""
     max_memos: int = DEFAULT_MAX_MEMOS
     """Memos a session may hold; a write past it is refused with a clear message."""
+    agent_sessions: bool = True
+    """Give each agent that runs inside another one (a deep agent's subagent, a
+    supervisor's specialist or the supervisor itself, a swarm member, an
+    ``AgentWorkflow``'s agent) its own session under the thread's (``thread/agent``):
+    its own offloads, memos and ``context_search``, out of its peers' reach. ``False``:
+    every agent of a thread shares the thread's session (see the multi-agent guide)."""
+    team_memos: bool = False
+    """The agents of a thread share one set of memos, the thread's (a team memo), while
+    each keeps its own offloads and search (with :attr:`agent_sessions`)."""
     guidance: bool = True
     """Tell the model, in a system message, when to archive and to write memos (when
     those tools are offered)."""
@@ -376,7 +385,8 @@ class AutoContextConfig:
         _ratio(self, "token_ratio")
         _ratio(self, "target_ratio")
         _number(self, "summary_timeout_s", low=0, low_open=True, rule="a number > 0")
-        _flag(self, "context_reload", "message_archiving", "memo", "guidance", "calibrate")
+        _flag(self, "context_reload", "message_archiving", "memo", "guidance", "calibrate",
+              "agent_sessions", "team_memos")
         _names(self, "disabled_strategies", int)
         _names(self, "never_compress_tools", str)
         _names(self, "pinned_ids", str)
