@@ -59,6 +59,7 @@ __all__ = [
     "AutoContextConfig",
     "DEFAULT_MAX_MEMOS",
     "DEFAULT_MAX_SESSIONS",
+    "HANDOFF_TOOLS",
     "Tuning",
     "refuse_moved",
 ]
@@ -122,6 +123,10 @@ RESERVE_MAX_TOKENS = 4096
 
 DEFAULT_MAX_SESSIONS = 1024
 """Sessions whose compressor an engine keeps (the least recently used is dropped)."""
+
+HANDOFF_TOOLS = frozenset({"transfer_to_*", "transfer_back_to_*", "handoff"})
+"""``handoff_tools`` by default: the handoff tools of langgraph-swarm and
+langgraph-supervisor, and of LlamaIndex's ``AgentWorkflow``."""
 
 Auto = int | Literal["auto"]
 _Config = TypeVar("_Config")
@@ -257,6 +262,14 @@ class Tuning:
     reload_hint: bool = True
     """Put a system message that explains the offload tags in the prompt once anything is
     compressed (left out anyway on a window so small that it would crowd the prompt)."""
+    handoff_tools: frozenset[str] = HANDOFF_TOOLS
+    """Tool names (``fnmatch`` patterns) whose calls hand the conversation to another
+    agent: each such call and its result stay verbatim, never split and never folded
+    into a summary, so who handed to whom reads the same after any compression (the
+    handoff tools of langgraph-swarm and langgraph-supervisor, ``transfer_to_<agent>``
+    and ``transfer_back_to_<supervisor>``, and LlamaIndex ``AgentWorkflow``'s
+    ``handoff``). Each costs its tokens in every later prompt (about 30 a handoff); an
+    empty set treats them as any other tool."""
     tool_run_prompt: str = field(default=TOOL_RUN_PROMPT, metadata={"env": False})
     previous_round_prompt: str = field(default=PREVIOUS_ROUND_PROMPT, metadata={"env": False})
     current_large_prompt: str = field(default=CURRENT_LARGE_PROMPT, metadata={"env": False})
@@ -275,6 +288,7 @@ class Tuning:
         _ratio(self, "current_round_compression_ratio")
         _ratio(self, "cached_token_price", none=True)
         _flag(self, "reload_hint")
+        _names(self, "handoff_tools", str)
         if not isinstance(self.store_retry, StoreRetry):
             raise ConfigError(f"store_retry must be a StoreRetry, got {self.store_retry!r:.80}")
         for name in ("tool_run_prompt", "previous_round_prompt", "current_large_prompt",

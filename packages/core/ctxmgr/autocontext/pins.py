@@ -4,11 +4,15 @@ Always pinned: every system message, the first user message (the task: on
 real coding runs it is 5-11 KB, and cutting it to a preview loses the job) and
 the latest user message. Callers add ids, and tool names whose calls and
 results must stay verbatim (e.g. a skill document the agent would reload in a
-loop).
+loop). Handoffs between agents (``Tuning.handoff_tools``) stay verbatim too, each
+call with its result: who handed to whom is what a multi-agent graph routes by.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import functools
+import re
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.config import AutoContextConfig
@@ -28,13 +32,24 @@ def pinned_indices(messages: Sequence[Message], config: AutoContextConfig) -> se
     users = [i for i, m in enumerate(messages) if is_user_turn(m)]
     if users:
         pinned.update((users[0], users[-1]))
-    if config.never_compress_tools:
+    handoff = _handoff_pattern(config.tuning.handoff_tools)
+    if config.never_compress_tools or handoff is not None:
         kept_calls: set[str] = set()
         for i, m in enumerate(messages):
             for b in m.content:
-                if isinstance(b, ToolUseBlock) and b.name in config.never_compress_tools:
+                if isinstance(b, ToolUseBlock) and (
+                        b.name in config.never_compress_tools
+                        or (handoff is not None and handoff.fullmatch(b.name))):
                     kept_calls.add(b.id)
                     pinned.add(i)
                 elif isinstance(b, ToolResultBlock) and b.tool_use_id in kept_calls:
                     pinned.add(i)
     return pinned
+
+
+@functools.lru_cache(maxsize=32)
+def _handoff_pattern(patterns: frozenset[str]) -> re.Pattern[str] | None:
+    """One regular expression for the ``handoff_tools`` patterns (``None`` for none)."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in sorted(patterns)))
