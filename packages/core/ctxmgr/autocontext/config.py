@@ -264,12 +264,16 @@ class Tuning:
     compressed (left out anyway on a window so small that it would crowd the prompt)."""
     handoff_tools: frozenset[str] = HANDOFF_TOOLS
     """Tool names (``fnmatch`` patterns) whose calls hand the conversation to another
-    agent: each such call and its result stay verbatim, never split and never folded
-    into a summary, so who handed to whom reads the same after any compression (the
-    handoff tools of langgraph-swarm and langgraph-supervisor, ``transfer_to_<agent>``
-    and ``transfer_back_to_<supervisor>``, and LlamaIndex ``AgentWorkflow``'s
-    ``handoff``). Each costs its tokens in every later prompt (about 30 a handoff); an
-    empty set treats them as any other tool."""
+    agent (the handoff tools of langgraph-swarm and langgraph-supervisor,
+    ``transfer_to_<agent>`` and ``transfer_back_to_<supervisor>``, and LlamaIndex
+    ``AgentWorkflow``'s ``handoff``): the latest :attr:`kept_handoffs` of them stay
+    verbatim, each call with its result, so who handed to whom reads the same after any
+    compression. An empty set treats them as any other tool."""
+    kept_handoffs: int = 8
+    """Handoffs (:attr:`handoff_tools`) kept verbatim, the latest first: never split
+    from their result, never folded into a summary. Each costs its tokens (about 30)
+    in every later prompt, so older ones are compressed, call and result together, and
+    the record of their range names the agent that made each. 0 keeps none."""
     tool_run_prompt: str = field(default=TOOL_RUN_PROMPT, metadata={"env": False})
     previous_round_prompt: str = field(default=PREVIOUS_ROUND_PROMPT, metadata={"env": False})
     current_large_prompt: str = field(default=CURRENT_LARGE_PROMPT, metadata={"env": False})
@@ -280,7 +284,7 @@ class Tuning:
         _positive_int(self, "min_consecutive_tool_messages", "summary_input_chars",
                       "max_sessions")
         _positive_int(self, "large_payload_threshold", auto=True)
-        _non_negative_int(self, "last_keep", "keep_tool_results")
+        _non_negative_int(self, "last_keep", "keep_tool_results", "kept_handoffs")
         _non_negative_int(self, "offload_preview_chars", "min_compression_tokens",
                           "identifiers_chars", "record_chars", "user_note_chars", auto=True)
         _number(self, "safety_margin", low=0, high=0.5, rule="a number in [0, 0.5)")

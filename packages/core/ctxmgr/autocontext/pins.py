@@ -4,8 +4,10 @@ Always pinned: every system message, the first user message (the task: on
 real coding runs it is 5-11 KB, and cutting it to a preview loses the job) and
 the latest user message. Callers add ids, and tool names whose calls and
 results must stay verbatim (e.g. a skill document the agent would reload in a
-loop). Handoffs between agents (``Tuning.handoff_tools``) stay verbatim too, each
-call with its result: who handed to whom is what a multi-agent graph routes by.
+loop). The latest handoffs between agents (``Tuning.handoff_tools``,
+``Tuning.kept_handoffs``) stay verbatim too, each call with its result: who handed to
+whom is what a multi-agent graph routes by. An older one is compressed whole, call and
+result together, and the record of its range names the agent that made it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
@@ -32,19 +34,33 @@ def pinned_indices(messages: Sequence[Message], config: AutoContextConfig) -> se
     users = [i for i, m in enumerate(messages) if is_user_turn(m)]
     if users:
         pinned.update((users[0], users[-1]))
+    if config.never_compress_tools:
+        _pin_calls(messages, lambda name: name in config.never_compress_tools, pinned)
     handoff = _handoff_pattern(config.tuning.handoff_tools)
-    if config.never_compress_tools or handoff is not None:
-        kept_calls: set[str] = set()
-        for i, m in enumerate(messages):
-            for b in m.content:
-                if isinstance(b, ToolUseBlock) and (
-                        b.name in config.never_compress_tools
-                        or (handoff is not None and handoff.fullmatch(b.name))):
-                    kept_calls.add(b.id)
-                    pinned.add(i)
-                elif isinstance(b, ToolResultBlock) and b.tool_use_id in kept_calls:
-                    pinned.add(i)
+    if handoff is not None and config.tuning.kept_handoffs:
+        handoffs = {i for i, m in enumerate(messages)
+                    if any(handoff.fullmatch(b.name) for b in m.tool_uses)}
+        latest = sorted(handoffs)[-config.tuning.kept_handoffs:]
+        if latest:
+            start = latest[0]
+            kept: set[int] = set()
+            _pin_calls(messages[start:], lambda name: handoff.fullmatch(name) is not None,
+                       kept)
+            pinned.update(start + i for i in kept)
     return pinned
+
+
+def _pin_calls(messages: Sequence[Message], chosen: Callable[[str], bool],
+               pinned: set[int]) -> None:
+    """Add to ``pinned`` each message holding a call of a ``chosen`` tool, and its result."""
+    kept_calls: set[str] = set()
+    for i, m in enumerate(messages):
+        for b in m.content:
+            if isinstance(b, ToolUseBlock) and chosen(b.name):
+                kept_calls.add(b.id)
+                pinned.add(i)
+            elif isinstance(b, ToolResultBlock) and b.tool_use_id in kept_calls:
+                pinned.add(i)
 
 
 @functools.lru_cache(maxsize=32)
