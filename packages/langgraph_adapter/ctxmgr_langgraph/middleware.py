@@ -117,6 +117,10 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         counter: token counter; left out, exact tiktoken for the chat model's name.
         on_event: called with every ``CompressionEvent``.
         session: one fixed session for every thread (default: the thread id).
+        name: the middleware's name in the agent (default ``"ContextMiddleware"``).
+            ``create_deep_agent`` puts a middleware named ``"SummarizationMiddleware"``
+            in the place of its own summarization, in the main agent and in the
+            general-purpose subagent (see the multi-agent guide).
 
     Raises:
         ConfigError: a bad setting (the message names it, the rule and the value).
@@ -126,12 +130,18 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
 
     state_schema = ContextMiddlewareState
 
-    def __init__(self, config: AutoContextConfig | None = None,
-                 **options: Unpack[SessionOptions]) -> None:
+    def __init__(self, config: AutoContextConfig | None = None, *,
+                 name: str = "ContextMiddleware", **options: Unpack[SessionOptions]) -> None:
         super().__init__()
         self.sessions = GraphSessions(config, owner="ContextMiddleware", **options)
         self.tools = context_tools(self.sessions)
         self._warned = False
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        """Its name among the agent's middleware (two with one name are refused)."""
+        return self._name
 
     @property
     def config(self) -> AutoContextConfig:
