@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -136,3 +140,17 @@ def test_with_team_memos_every_agent_of_the_workflow_reads_the_same_memos() -> N
     config = AutoContextConfig(max_tokens=WINDOW, memo=True, team_memos=True)
     *_, llms = run_workflow(config, per_turn=2, turns=3)
     assert "ship on friday" in memo_answer(llms["writer"])
+
+
+def test_the_agent_workflow_example_keeps_every_step_within_budget() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "llamaindex_agent_workflow.py"
+    done = subprocess.run([sys.executable, str(example)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    found = re.search(r"(\d+) model calls, largest prompt ([\d,]+) tokens \(budget ([\d,]+)",
+                      done.stdout)
+    assert found, done.stdout
+    calls, peak, budget = found.groups()
+    assert int(calls) == 117  # the triage agent's handoff, then the coder's recorded run
+    assert int(peak.replace(",", "")) <= int(budget.replace(",", ""))
+    assert "each agent's memos: ['__ticket-3_-triage', '__ticket-3_-coder']" in done.stdout
