@@ -8,8 +8,10 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from doc_pages import blocks_with, run_block
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -59,3 +61,18 @@ def test_the_swarm_example_keeps_the_handoff_and_the_shared_list_valid(tmp_path:
     out = run_example("swarm_handoffs.py", tmp_path)
     assert "handoff is still in the coder's last prompt, by name: True" in out
     assert "tool pairing valid: True" in out
+
+
+def test_the_guides_deep_agent_snippet_runs_as_written_in_the_coders_own_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXMGR_HOME", str(tmp_path))  # the default offload store
+    [block] = blocks_with("create_deep_agent(")
+    scope = run_block(block)
+    result: Any = scope["result"]
+    assert result["messages"][-1].content == "The coder fixed the bug."
+    context: Any = scope["context"]
+    assert context.name == "SummarizationMiddleware"
+    engine = context.sessions.engine
+    coder = engine.processor(context.sessions.store_for(None), engine.scope("ticket-42", "coder"))
+    assert coder.offload.namespace.session == "__ticket-42_-coder"
+    assert coder.offload.store.keys(coder.offload.namespace)  # it compressed, in its session

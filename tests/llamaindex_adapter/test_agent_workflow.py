@@ -9,10 +9,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
+from doc_pages import blocks_with, run_block
 from multi_agent_runs import WINDOW, run_workflow
 
 from ctxmgr import AutoContextConfig, validate_pairing
+from ctxmgr_llamaindex import from_llamaindex
 
 
 def test_an_agent_workflow_at_8k_stays_in_budget_compressing_once_a_step() -> None:
@@ -47,3 +51,17 @@ def test_the_agent_workflow_example_keeps_every_step_within_budget() -> None:
     assert int(calls) == 117  # the triage agent's handoff, then the coder's recorded run
     assert int(peak.replace(",", "")) <= int(budget.replace(",", ""))
     assert "each agent's memos: ['__ticket-3_-triage', '__ticket-3_-coder']" in done.stdout
+
+
+def test_the_guides_agent_workflow_snippet_runs_as_written_within_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXMGR_HOME", str(tmp_path))  # the default offload store
+    [block] = blocks_with("AgentWorkflow(")
+    scope = run_block(block)
+    assert str(scope["answer"]) == "The recorded run ends here."
+    memory: Any = scope["memory"]
+    assert memory.scope.memos != memory.session  # the agents' memos are their own
+    prompts = [*scope["triage_llm"].received, *scope["coder"].llm.received]
+    assert len(prompts) == 117
+    assert max(memory.counter.count_messages(from_llamaindex(p)) for p in prompts) <= \
+        memory.config.budget_tokens
