@@ -10,7 +10,10 @@ summarizer and the shared token counter (``ctxmgr.tokens.default_counter``):
 * budget 4,000 on the 100 tau-bench conversations (trigger 3,000; the system
   prompt alone is ~1,260 tokens), so that round summaries fire.
 
-Prints a table per replay, then the fidelity table: per window, on the runs
+With ``--multi-agent FILE`` it also replays a recorded multi-agent run (one record per
+agent run; ``tests/fixtures/multi_agent/deep_agent_scripted.jsonl`` is one) at
+``--multi-agent-budget`` (default 8,000): the whole run, then each agent's runs beside
+the peers. Prints a table per replay, then the fidelity table: per window, on the runs
 that window manages (the 24 SWE runs at 32,000 and 16,000, the tau-bench
 conversations at 4,000), cost against fact availability, reloadable facts,
 recency, user retention, actions retained and cost with recovery,
@@ -55,10 +58,13 @@ from ctxmgr.replay.report import (
     replace_markdown_section,
     write_json,
 )
+from ctxmgr.replay.runner import OUTERMOST
 from ctxmgr.tokens import TokenCounter, default_counter
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_TRAJECTORIES = ROOT / "benchmarks" / "data"
+MULTI_AGENT_RUN = ROOT / "tests" / "fixtures" / "multi_agent" / "deep_agent_scripted.jsonl"
+"""A recorded deep-agent run (benchmarks/record_multi_agent_run.py): ``--multi-agent``."""
 MARK = "bench_replay"
 
 
@@ -140,6 +146,26 @@ def format_fidelity(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def _per_agent(path: Path, budget: int, names: Sequence[str], counter: TokenCounter,
+               out: Path) -> list[str]:
+    """Replay a recorded multi-agent run: the whole run, then each agent's runs under
+    every policy (:meth:`ReplayReport.by_agent`); the tables, printed and returned.
+
+    Raises:
+        CtxmgrError, OSError: the file cannot be read.
+    """
+    runs = load_trajectories([path])
+    report, data = _run("multi-agent", runs, budget, names, counter)
+    write_json(data, out / f"replay_multi_agent_{budget}.json")
+    tables = [(data, _title(f"multi-agent run {path.name}", runs, budget))]
+    for agent, part in report.by_agent(runs).items():
+        mine = [t for t in runs if (t.agent or OUTERMOST) == agent]
+        tables.append((part.to_json(), _title(f"agent {agent}", mine, budget)))
+    for table, title in tables:
+        print_table(table, title=title)
+    return [format_table(table, title=title) for table, title in tables]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trajectories", type=Path, default=DEFAULT_TRAJECTORIES,
@@ -154,6 +180,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="folder for the JSON reports (default ./replay-results)")
     parser.add_argument("--markdown", type=Path, metavar="FILE",
                         help="write the tables into FILE (e.g. benchmarks/RESULTS.md)")
+    parser.add_argument("--multi-agent", type=Path, metavar="FILE",
+                        help="also replay a recorded multi-agent run (one record per agent "
+                             f"run, e.g. {MULTI_AGENT_RUN.relative_to(ROOT)}), each agent "
+                             "beside the peers")
+    parser.add_argument("--multi-agent-budget", type=int, default=8_000,
+                        help="budget for --multi-agent (default 8000)")
     args = parser.parse_args(argv)
 
     if not args.trajectories.exists():
@@ -194,6 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   {t.id for t in managed})
     fidelity_table = format_fidelity(fidelity)
     print(fidelity_table)
+    if args.multi_agent:
+        try:
+            sections += _per_agent(args.multi_agent, args.multi_agent_budget, names, counter,
+                                   args.out)
+        except (CtxmgrError, OSError) as exc:
+            print(f"bench_replay: {exc}", file=sys.stderr)
+            return 2
 
     if args.markdown:
         command = "python benchmarks/bench_replay.py " + " ".join(

@@ -30,6 +30,8 @@ RUN_ELSEWHERE = {
     "ContextFunctionAgent(": "tests/llamaindex_adapter/test_readme_llamaindex.py",
     "PrintCompressions(": "tests/langgraph_adapter/test_compression_tracing.py",
     "LangGraphStore(pg)": "tests/langgraph_adapter/test_langgraph_store.py (needs PostgreSQL)",
+    "create_deep_agent(": "tests/langgraph_adapter/test_multi_agent_examples.py",
+    "AgentWorkflow(": "tests/llamaindex_adapter/test_agent_workflow.py",
 }
 """Blocks run by the adapters' own tests: they need their framework or a database."""
 

@@ -13,7 +13,7 @@ from ctxmgr.autocontext import OffloadStore
 from ctxmgr.memo import MemoStore
 from ctxmgr.messages import text_message
 from ctxmgr.store import FileStore, InMemoryStore, Store, delete_session
-from ctxmgr.store.retention import SESSION_KINDS
+from ctxmgr.store.retention import AGENTS_KIND, SESSION_KINDS
 
 DAY = 86_400.0
 
@@ -32,10 +32,10 @@ def _blobs(store: Store, session: str, project: str = "p") -> int:
         MemoStore(store, project=project, session=session).namespace))
 
 
-def test_the_session_kinds_are_those_offloads_and_memos_use() -> None:
+def test_the_session_kinds_are_those_offloads_memos_and_agent_lists_use() -> None:
     store = InMemoryStore()
     kinds = {OffloadStore(store, project="p", session="s").namespace.kind,
-             MemoStore(store, project="p", session="s").namespace.kind}
+             MemoStore(store, project="p", session="s").namespace.kind, AGENTS_KIND}
     assert kinds == set(SESSION_KINDS)
 
 

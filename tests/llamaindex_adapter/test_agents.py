@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,11 +20,17 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.workflow import Context
 from llamaindex_agents import PromptChecker, message_text
 
-from ctxmgr import AutoContextConfig, ContextOverflowError, InMemoryStore
+from ctxmgr import AutoContextConfig, ConfigError, ContextOverflowError, InMemoryStore
 from ctxmgr.autocontext import ContextProcessor
 from ctxmgr.autocontext.marker import find_offload_ids
 from ctxmgr.replay.trajectories import Trajectory
-from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, ContextReActAgent
+from ctxmgr_llamaindex import (
+    ContextFunctionAgent,
+    ContextMemory,
+    ContextReActAgent,
+    from_llamaindex,
+    to_llamaindex,
+)
 from ctxmgr_llamaindex.agent import CompressedObservationStep
 from ctxmgr_llamaindex.testing import FINAL_ANSWER, RecordedRun, ScriptedLLM
 
@@ -96,12 +101,31 @@ def test_consecutive_prompts_of_a_run_share_their_prefix_between_compressions(
         assert dumps[k][:len(dumps[k - 1])] == dumps[k - 1], f"call {k}"
 
 
-def test_the_plain_function_agent_keeps_the_same_run_whole_and_overflows(
+@pytest.mark.parametrize("agent_cls", [FunctionAgent, ReActAgent])
+def test_a_plain_agent_is_refused_at_its_first_tool_round_before_a_prompt_overflows(
+        swe_trajectories: list[Trajectory], agent_cls: type) -> None:
+    """Why the agent subclasses exist: a plain agent's scratchpad never reaches the memory
+    during a run, so no memory can bound it. The memory refuses it with one clear error at
+    its first tool round, before its second model call; every prompt sent fits."""
+    with pytest.raises(ConfigError, match="ContextFunctionAgent") as refused:
+        single_run(by_name(swe_trajectories, "pydicom-1256"), agent_cls,
+                   react=agent_cls is ReActAgent)
+    assert "scratchpad" in str(refused.value)
+    assert refused.traceback[-1].name == "_question"  # the memory's check, not an overflow
+
+
+def test_a_plain_agent_without_tools_is_bounded_by_the_memory(
         swe_trajectories: list[Trajectory]) -> None:
-    """Why the agent subclass exists: with the plain agent the scratchpad never reaches
-    the memory during the run, so no memory can bound it."""
-    with pytest.raises(AssertionError, match="tokens"):
-        single_run(by_name(swe_trajectories, "pydicom-1256"), FunctionAgent)
+    """With no tool, a run is one model call on the memory: the memory keeps it in budget."""
+    trajectory = by_name(swe_trajectories, "django-11099")
+    memory = ContextMemory.from_defaults(max_tokens=SWE_BUDGET, store=InMemoryStore())
+    memory.set(to_llamaindex([m for m in trajectory.messages if m.role != "system"]))
+    llm = ScriptedLLM([])
+    agent = FunctionAgent(tools=[], llm=llm, system_prompt="You are a coding agent.")
+    run_sync(lambda: agent.run(user_msg="Summarize what you did.", memory=memory))
+    [prompt] = llm.received
+    assert memory.counter.count_messages(from_llamaindex(prompt)) <= \
+        memory.config.budget_tokens
 
 
 def test_every_model_call_of_a_run_is_compressed_once(
@@ -148,25 +172,13 @@ def test_budgets_hold_in_the_models_own_tokens_once_it_reports_usage(
         assert ratio == 1.0 and peak > SWE_BUDGET
 
 
-def plain_warnings(agent_cls: type, rec: RecordedRun) -> list[str]:
-    """The warnings a short run of ``agent_cls`` (six tool rounds) gives."""
-    memory = ContextMemory.from_defaults(max_tokens=64_000, store=InMemoryStore())
-    agent = agent_cls(tools=rec.tools(), llm=ScriptedLLM(rec.answer_messages()[:6]),
-                      system_prompt=rec.system_prompt)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory))
-    return [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
-
-
-def test_a_plain_function_agent_is_told_once_to_use_context_function_agent(
-        swe_trajectories: list[Trajectory]) -> None:
-    """Its tool calls never reach the memory during a run, so the memory cannot keep it
-    in budget: the first tool round says so, naming the agent that can."""
+def test_context_agents_are_never_refused(swe_trajectories: list[Trajectory]) -> None:
     rec = RecordedRun.from_messages(by_name(swe_trajectories, "django-11099").messages)
-    [message] = plain_warnings(FunctionAgent, rec)
-    assert "ContextFunctionAgent" in message and "scratchpad" in message
-    assert plain_warnings(ContextFunctionAgent, rec) == []
+    memory = ContextMemory.from_defaults(max_tokens=64_000, store=InMemoryStore())
+    agent = ContextFunctionAgent(tools=rec.tools(), llm=ScriptedLLM(rec.answer_messages()[:6]),
+                                 system_prompt=rec.system_prompt)
+    result = run_sync(lambda: agent.run(user_msg=rec.user_message(), memory=memory))
+    assert str(result) == FINAL_ANSWER
 
 
 def test_a_react_run_is_compressed_step_by_step_with_context_react_agent(
@@ -175,12 +187,6 @@ def test_a_react_run_is_compressed_step_by_step_with_context_react_agent(
     checker, llm, memory, _ = single_run(trajectory, ContextReActAgent, react=True)
     assert llm.answered == len(RecordedRun.from_messages(trajectory.messages).react_answers())
     assert checker.compressed_calls > 5
-
-
-def test_the_plain_react_agent_gets_a_compressed_memory_but_not_its_own_steps(
-        swe_trajectories: list[Trajectory]) -> None:
-    with pytest.raises(AssertionError, match="tokens"):
-        single_run(by_name(swe_trajectories, "pydicom-1256"), ReActAgent, react=True)
 
 
 def test_compressed_react_steps_are_kept_in_the_context_as_steps(

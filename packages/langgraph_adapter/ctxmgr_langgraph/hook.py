@@ -35,6 +35,7 @@ from ctxmgr_langgraph.session import (
     PreparedCall,
     SessionOptions,
     ThreadDeletion,
+    agent_of,
 )
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
@@ -108,7 +109,7 @@ class ContextHook(ThreadDeletion, RunnableLambda[Mapping[str, Any], dict[str, An
         return messages, context, learned, {
             "session": self.sessions.session_of(config, runtime), "overhead": self.overhead,
             "store": self.sessions.store_for(getattr(runtime, "store", None)),
-            "run_config": config}
+            "run_config": config, "view_only": agent_of(config, runtime) is not None}
 
     def _run(self, state: Mapping[str, Any], config: RunnableConfig) -> dict[str, Any]:
         messages, context, learned, kwargs = self._arguments(state, config)

@@ -42,6 +42,7 @@ from ctxmgr_langgraph.session import (
     PreparedCall,
     SessionOptions,
     ThreadDeletion,
+    agent_of,
 )
 from ctxmgr_langgraph.state import CONTEXT_KEY, merge_context_state
 from ctxmgr_langgraph.tools import context_tools
@@ -116,6 +117,10 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         counter: token counter; left out, exact tiktoken for the chat model's name.
         on_event: called with every ``CompressionEvent``.
         session: one fixed session for every thread (default: the thread id).
+        name: the middleware's name in the agent (default ``"ContextMiddleware"``).
+            ``create_deep_agent`` puts a middleware named ``"SummarizationMiddleware"``
+            in the place of its own summarization, in the main agent and in the
+            general-purpose subagent (see the multi-agent guide).
 
     Raises:
         ConfigError: a bad setting (the message names it, the rule and the value).
@@ -125,12 +130,18 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
 
     state_schema = ContextMiddlewareState
 
-    def __init__(self, config: AutoContextConfig | None = None,
-                 **options: Unpack[SessionOptions]) -> None:
+    def __init__(self, config: AutoContextConfig | None = None, *,
+                 name: str = "ContextMiddleware", **options: Unpack[SessionOptions]) -> None:
         super().__init__()
         self.sessions = GraphSessions(config, owner="ContextMiddleware", **options)
         self.tools = context_tools(self.sessions)
         self._warned = False
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        """Its name among the agent's middleware (two with one name are refused)."""
+        return self._name
 
     @property
     def config(self) -> AutoContextConfig:
@@ -139,12 +150,14 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
     def _arguments(self, request: ModelRequest[Any]) -> dict[str, Any]:
         self.sessions.use_model(request.model)  # its window and tokenizer, if none given
         runtime = request.runtime
+        run_config = current_run_config()
         return {
-            "session": self.sessions.session_of(None, runtime),
+            "session": self.sessions.session_of(run_config, runtime),
             "store": self.sessions.store_for(getattr(runtime, "store", None)),
             "overhead": self.sessions.overhead(request.system_message, request.tools),
             "state_messages": (request.state or {}).get("messages", ()),
-            "run_config": current_run_config(),
+            "run_config": run_config,
+            "view_only": agent_of(run_config, runtime) is not None,
         }
 
     def wrap_model_call(

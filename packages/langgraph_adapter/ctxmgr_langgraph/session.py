@@ -4,14 +4,20 @@ Everything a model call needs is decided by :class:`~ctxmgr.session.SessionEngin
 in the core. What is left here is translation:
 
 * the graph's thread id is the session, and the graph's store (or the one given)
-  holds its offloads and memos (:mod:`ctxmgr_langgraph.store`);
+  holds its offloads and memos (:mod:`ctxmgr_langgraph.store`); an agent running
+  inside another graph's run (a deep agent's subagent, a supervisor's specialist, a
+  swarm member) is named to the engine, which gives it its own session under the
+  thread's (:func:`agent_of` says which name);
 * the ``messages`` channel is converted to ctxmgr's messages and the prompt back,
   each message once (:mod:`ctxmgr_langgraph.history`);
 * a request's system prompt and tools are handed to the engine as text and
   OpenAI schemas;
 * the compressions come back as an update of ``messages`` for ``add_messages``
   (:mod:`ctxmgr_langgraph.persist`), and the engine's state changes as an update of
-  ctxmgr's channel (:mod:`ctxmgr_langgraph.state`);
+  ctxmgr's channel (:mod:`ctxmgr_langgraph.state`); an agent inside another graph's
+  run keeps them view-only (a subgraph hands its ``messages`` back to its parent by
+  value, so a removal would not reach it: the parent would keep the originals beside
+  the stand-in);
 * the model's ``usage_metadata`` feeds the calibration;
 * each compression goes to the run's callback handlers as a custom event
   (:mod:`ctxmgr_langgraph.tracing`).
@@ -37,6 +43,7 @@ from ctxmgr import (
 )
 from ctxmgr.session import (
     UNSET,
+    Scope,
     SessionEngine,
     SessionState,
     Turn,
@@ -71,7 +78,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
-__all__ = ["GraphSessions", "PreparedCall", "SessionOptions", "thread_id_of"]
+__all__ = ["GraphSessions", "PreparedCall", "SessionOptions", "agent_of", "thread_id_of"]
 
 
 def thread_id_of(config: Mapping[str, Any] | None = None, runtime: Any = None) -> str | None:
@@ -81,6 +88,34 @@ def thread_id_of(config: Mapping[str, Any] | None = None, runtime: Any = None) -
     if thread is None and config:
         thread = (config.get("configurable") or {}).get("thread_id")
     return None if thread is None else str(thread)
+
+
+def _checkpoint_ns(config: Mapping[str, Any] | None, runtime: Any) -> str:
+    info = getattr(runtime, "execution_info", None)
+    ns = getattr(info, "checkpoint_ns", None)
+    if not ns and config:
+        ns = ((config.get("configurable") or {}).get("checkpoint_ns")
+              or (config.get("metadata") or {}).get("langgraph_checkpoint_ns"))
+    return ns if isinstance(ns, str) else ""
+
+
+def agent_of(config: Mapping[str, Any] | None = None, runtime: Any = None) -> str | None:
+    """The name of the agent making a call, when it runs inside another graph's run;
+    ``None`` for the run's outermost graph.
+
+    LangGraph's checkpoint namespace (``parent_node:task|...|node:task``) says whether
+    the call's graph is nested; the name is the one ``create_agent(name=...)`` puts in
+    the run's metadata (``lc_agent_name``: a deep agent's subagent, a swarm member, a
+    supervisor's specialist), else the nodes the graph runs under (``researcher``
+    for a graph added as the node ``researcher``; a ``create_react_agent`` supervisor).
+    """
+    parts = [p for p in _checkpoint_ns(config, runtime).split("|") if p]
+    if len(parts) < 2:
+        return None
+    name = ((config or {}).get("metadata") or {}).get("lc_agent_name")
+    if isinstance(name, str) and name:
+        return name
+    return "/".join(p.split(":", 1)[0] for p in parts[:-1])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,11 +222,14 @@ class GraphSessions:
 
     # -- where a call's session lives ------------------------------------------------------
 
-    def session_of(self, config: Mapping[str, Any] | None = None, runtime: Any = None) -> str:
-        """The session of a call: the fixed one, else the graph's thread id."""
-        if self.fixed_session is not None:
-            return self.fixed_session
-        return session_label(thread_id_of(config, runtime))
+    def session_of(self, config: Mapping[str, Any] | None = None, runtime: Any = None
+                   ) -> Scope:
+        """The session of a call: the fixed one, else the graph's thread id; for an agent
+        inside another graph's run (:func:`agent_of`), the engine's scope of that agent
+        under it."""
+        thread = (self.fixed_session if self.fixed_session is not None
+                  else session_label(thread_id_of(config, runtime)))
+        return self.engine.scope(thread, agent_of(config, runtime))
 
     def store_for(self, graph_store: BaseStore | None) -> Store:
         """The store given to the constructor, else the graph's, else the default one
@@ -227,11 +265,14 @@ class GraphSessions:
                 self._run_default = chosen
             return chosen
 
-    def processor(self, thread_id: str | None, graph_store: BaseStore | None = None
-                  ) -> ContextProcessor:
-        """The compressor of a thread (its ``reload`` gives back any original)."""
+    def processor(self, thread_id: str | None, graph_store: BaseStore | None = None, *,
+                  agent: str | None = None) -> ContextProcessor:
+        """The compressor of a thread, or of one of its agents (its ``reload`` gives back
+        any original)."""
         config = {"configurable": {"thread_id": thread_id}}
-        return self.engine.processor(self.store_for(graph_store), self.session_of(config))
+        thread = self.session_of(config).session
+        return self.engine.processor(self.store_for(graph_store),
+                                     self.engine.scope(thread, agent))
 
     # -- retention ---------------------------------------------------------------------
 
@@ -295,9 +336,10 @@ class GraphSessions:
     # -- one call ----------------------------------------------------------------------
 
     def prepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None, *,
-                session: str, store: Store, overhead: int,
+                session: str | Scope, store: Store, overhead: int,
                 state_messages: Sequence[BaseMessage] | None = None,
-                run_config: RunnableConfig | None = None) -> PreparedCall:
+                run_config: RunnableConfig | None = None,
+                view_only: bool = False) -> PreparedCall:
         """Compress if needed; the prompt and the state update.
 
         Args:
@@ -310,26 +352,30 @@ class GraphSessions:
                 messages the state lacks then stays view-only.
             run_config: the config of the run preparing the call: its callback handlers
                 get each compression as a custom event (``None``: no one does).
+            view_only: persist no compression in ``messages`` (the engine keeps each
+                stand-in in ctxmgr's channel and applies it again on every call): for a
+                graph inside another's run, whose ``messages`` reach the parent by value.
 
         Raises:
             ContextOverflowError: the pinned messages alone exceed the budget.
         """
-        history, persisted = self._begin(messages, state_messages)
+        history, persisted = self._begin(messages, state_messages, view_only)
         try:
             turn = self.engine.prepare(history, context, store=store, session=session,
                                        overhead=overhead, persisted=persisted)
         except ContextOverflowError as exc:
-            dispatch_compressions(overflow_events(exc), run_config, session=session)
+            dispatch_compressions(overflow_events(exc), run_config, session=str(session))
             raise
-        dispatch_compressions(turn.events, run_config, session=session)
-        return self._finish(turn, session, state_messages)
+        dispatch_compressions(turn.events, run_config, session=str(session))
+        return self._finish(turn, session, state_messages, view_only)
 
     async def aprepare(self, messages: Sequence[BaseMessage], context: Mapping[str, Any] | None,
-                       *, session: str, store: Store, overhead: int,
+                       *, session: str | Scope, store: Store, overhead: int,
                        state_messages: Sequence[BaseMessage] | None = None,
-                       run_config: RunnableConfig | None = None) -> PreparedCall:
+                       run_config: RunnableConfig | None = None,
+                       view_only: bool = False) -> PreparedCall:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
-        history, persisted = self._begin(messages, state_messages)
+        history, persisted = self._begin(messages, state_messages, view_only)
         try:
             if isinstance(store, LangGraphStore) and isinstance(store.base_store,
                                                                 AsyncBatchedBaseStore):
@@ -342,22 +388,27 @@ class GraphSessions:
                                                   session=session, overhead=overhead,
                                                   persisted=persisted)
         except ContextOverflowError as exc:
-            await adispatch_compressions(overflow_events(exc), run_config, session=session)
+            await adispatch_compressions(overflow_events(exc), run_config,
+                                         session=str(session))
             raise
-        await adispatch_compressions(turn.events, run_config, session=session)
-        return self._finish(turn, session, state_messages)
+        await adispatch_compressions(turn.events, run_config, session=str(session))
+        return self._finish(turn, session, state_messages, view_only)
 
     def _begin(self, messages: Sequence[BaseMessage],
-               state_messages: Sequence[BaseMessage] | None) -> tuple[list[Message], Any]:
+               state_messages: Sequence[BaseMessage] | None, view_only: bool
+               ) -> tuple[list[Message], Any]:
+        if view_only:
+            return self.cache.to_neutral(messages), _never
         allowed = _ids(state_messages)
         return self.cache.to_neutral(messages), lambda e: persistable(e, self.cache, allowed)
 
-    def _finish(self, turn: Turn, session: str,
-                state_messages: Sequence[BaseMessage] | None) -> PreparedCall:
-        return PreparedCall(prompt=self.cache.to_langchain(turn.prompt),
-                            messages=messages_update(turn.edits, self.cache,
-                                                     _ids(state_messages)),
-                            turn=turn, session=session)
+    def _finish(self, turn: Turn, session: str | Scope,
+                state_messages: Sequence[BaseMessage] | None, view_only: bool
+                ) -> PreparedCall:
+        update = [] if view_only else messages_update(turn.edits, self.cache,
+                                                      _ids(state_messages))
+        return PreparedCall(prompt=self.cache.to_langchain(turn.prompt), messages=update,
+                            turn=turn, session=str(session))
 
     # -- the model's answer ------------------------------------------------------------
 
@@ -380,7 +431,8 @@ class GraphSessions:
                                  sent_tokens)
 
     def sent_to_model(self, context: Mapping[str, Any] | None, *, expected: Sequence[BaseMessage],
-                      sent: Sequence[BaseMessage], session: str, store: Store) -> dict[str, Any]:
+                      sent: Sequence[BaseMessage], session: str | Scope,
+                      store: Store) -> dict[str, Any]:
         """The state change once the request the model received is known (what middleware
         inside ``ContextMiddleware`` added to it is counted from the next call on)."""
         return self.engine.observe(context, expected=self.cache.to_neutral(expected),
@@ -406,7 +458,7 @@ class GraphSessions:
         self.engine.use_model(model_info(model))
 
     def received(self, context: Mapping[str, Any] | None, sent: Sequence[BaseMessage], *,
-                 tools: Iterable[Any], session: str, store: Store) -> int:
+                 tools: Iterable[Any], session: str | Scope, store: Store) -> int:
         """What a request the model received counts (its messages, recorded at the model,
         and its tools' schemas): what the model's usage report is calibrated against."""
         return self.engine.received_tokens(self.cache.to_neutral(sent), context, store=store,
@@ -417,6 +469,11 @@ def _summarizer(value: Any) -> Any:
     """A LangChain chat model as a summarizer; anything else as given (the core's rule,
     :func:`~ctxmgr.session.choose_summarizer`, takes it from there)."""
     return LangChainSummarizer(value) if isinstance(value, BaseChatModel) else value
+
+
+def _never(edit: Any) -> bool:
+    """No compression is persisted in ``messages`` (see :meth:`GraphSessions.prepare`)."""
+    return False
 
 
 def _ids(messages: Sequence[BaseMessage] | None) -> set[str] | None:

@@ -45,7 +45,16 @@ __all__ = ["CompressedObservationStep", "CompressedThoughtStep", "ContextFunctio
 
 class _AgentRun:
     """Marks the run's memory as prepared step by step (and not by ``get``) while the
-    run is in flight: one compression per model call."""
+    run is in flight: one compression per model call. An agent carrying a memory's tools
+    tells that memory at once, so in an ``AgentWorkflow`` the ``aget`` that starts its
+    first step serves rather than compresses too."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for tool in getattr(self, "tools", None) or ():
+            memory = bound_memory(tool)
+            if isinstance(memory, ContextMemory):
+                memory.register_step_agent(self.name)  # type: ignore[attr-defined]
 
     async def _init_context(self, ctx: Context, ev: Any) -> None:
         await super()._init_context(ctx, ev)  # type: ignore[misc]
@@ -74,6 +83,13 @@ def _adopt_from_tools(memory: ContextMemory, agent: Any) -> None:
         if isinstance(original, ContextMemory):
             memory.adopt(original)
             return
+
+
+async def _workflow_member(ctx: AgentContext, name: str) -> str | None:
+    """``name`` when the agent runs as one agent of an ``AgentWorkflow`` (its memos are
+    its own: :meth:`ContextMemory.scope`), ``None`` when it runs alone."""
+    current = await ctx.store.get("current_agent_name", default=None)
+    return name if current is not None else None
 
 
 def context_memory_of(memory: BaseMemory, agent: Any) -> ContextMemory:
@@ -112,6 +128,7 @@ class ContextFunctionAgent(_AgentRun, FunctionAgent):
         """
         context_memory = context_memory_of(memory, self)
         context_memory.start_agent_run()  # an AgentWorkflow starts no run of this agent
+        context_memory.use_agent(await _workflow_member(ctx, self.name))
         scratchpad: list[ChatMessage] = await ctx.store.get(self.scratchpad_key, default=[])
         plan = await context_memory.aprepare_step(
             llm_input, scratchpad, overhead_tokens=context_memory.tool_overhead(tools))
@@ -169,6 +186,7 @@ class ContextReActAgent(_AgentRun, ReActAgent):
         """
         context_memory = context_memory_of(memory, self)
         context_memory.start_agent_run()
+        context_memory.use_agent(await _workflow_member(ctx, self.name))
         if self.formatter.observation_role != MessageRole.USER:
             raise ConfigError(f"{type(self).__name__} needs observations shown as user "
                               f"messages, got observation_role="

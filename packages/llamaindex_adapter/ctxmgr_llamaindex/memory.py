@@ -22,11 +22,12 @@ One compression per model call: a chat engine or a plain agent calls
 :class:`~ctxmgr_llamaindex.ContextFunctionAgent` run the agent compresses memory and
 scratchpad together before every call (:meth:`ContextMemory.aprepare_step`), and
 ``get`` only serves the view. A plain ``FunctionAgent`` keeps a run's tool calls
-in its scratchpad, where no memory sees them: the first time a memory serves one,
-a warning names ``ContextFunctionAgent``. What a chat engine sends beside the
-memory (its system prompt, retrieved context, the question) is measured at the
-model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next call on. Each
-compression goes to LlamaIndex's instrumentation as a ``ContextCompressionEvent``
+in its scratchpad, where no memory sees them, so no memory can keep its run within the
+window: at its first tool round (before its second model call) the memory refuses it
+with one :class:`~ctxmgr.ConfigError` naming ``ContextFunctionAgent``. What a chat
+engine sends beside the memory (its system prompt, retrieved context, the question) is
+measured at the model (:mod:`ctxmgr_llamaindex.observer`) and counted from the next
+call on. Each compression goes to LlamaIndex's instrumentation as a ``ContextCompressionEvent``
 (:mod:`ctxmgr_llamaindex.tracing`).
 """
 
@@ -35,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +54,7 @@ from ctxmgr import (
 from ctxmgr.session import (
     UNSET,
     ModelInfo,
+    Scope,
     SessionEngine,
     SessionState,
     Turn,
@@ -90,6 +91,7 @@ try:
     from llama_index.core.memory.types import BaseMemory
     from llama_index.core.response_synthesizers.refine import DEFAULT_RESPONSE_PADDING_SIZE
     from llama_index.core.storage.kvstore.types import BaseKVStore
+    from llama_index.core.workflow import Context
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
@@ -103,11 +105,12 @@ engines that ask the memory with their question (``ContextChatEngine``,
 that leaves this much padding, and raise ``Chunk size -N is not positive`` when the
 history leaves less (LlamaIndex's ``DEFAULT_RESPONSE_PADDING_SIZE``, 500)."""
 
-PLAIN_AGENT_WARNING = (
-    "ContextMemory is serving a plain FunctionAgent (or ReActAgent) run: the run's tool "
-    "calls and results stay in the agent's scratchpad until it ends, where no memory sees "
-    "them, so its prompts can outgrow the budget. Use ContextFunctionAgent (or "
-    "ContextReActAgent), which compresses memory and scratchpad together before every call.")
+PLAIN_AGENT_ERROR = (
+    "ContextMemory cannot keep a plain FunctionAgent (or ReActAgent) run within its "
+    "window: the run's tool calls and results stay in the agent's scratchpad until it "
+    "ends, where no memory sees them, so its next prompts would outgrow the budget. Use "
+    "ContextFunctionAgent (or ContextReActAgent), which compresses memory and scratchpad "
+    "together before every call (in an AgentWorkflow too).")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,7 +143,11 @@ class _Runtime:
     makes right after it (which serves, not compresses: no model call follows)."""
     served: tuple[list[ChatMessage], list[Message]] = field(default=([], []))
     """The prompt ``get`` last served, as sent and as ctxmgr's messages."""
-    warned: bool = False
+    agent: str | None = None
+    """The ``AgentWorkflow`` agent whose step runs now (its memos are its own)."""
+    step_agents: set[str] = field(default_factory=set)
+    """Names of the Context*Agents carrying this memory's tools: an ``AgentWorkflow``
+    step of one of them compresses itself, so the ``aget`` that starts it only serves."""
     schemas: dict[int, tuple[Any, dict[str, Any]]] = field(default_factory=dict)
     """Each tool's OpenAI schema, made once (by the tool's id; the tool is held)."""
 
@@ -404,6 +411,24 @@ class ContextMemory(BaseMemory):
         return session_label(self.session_id)
 
     @property
+    def scope(self) -> Scope:
+        """Where the agent now running keeps its context: the memory's session for what
+        it compresses (every agent of a workflow shares the memory), and, in an
+        ``AgentWorkflow``, its own memos (see :meth:`ctxmgr.session.SessionEngine.scope`)."""
+        return self.engine.scope(self.session, self._live_runtime().agent,
+                                 shared_history=True)
+
+    def use_agent(self, name: str | None) -> None:
+        """The ``AgentWorkflow`` agent whose step runs now (``None``: a lone agent)."""
+        self._live_runtime().agent = name
+
+    def register_step_agent(self, name: str) -> None:
+        """``name`` is a Context*Agent that prepares its own steps with this memory: in an
+        ``AgentWorkflow`` the ``aget`` that starts its step only serves (one compression
+        per model call, the step's)."""
+        self._live_runtime().step_agents.add(name)
+
+    @property
     def engine(self) -> SessionEngine:
         """The session engine (built once, from the settings and runtime parts)."""
         runtime = self._live_runtime()
@@ -506,8 +531,10 @@ class ContextMemory(BaseMemory):
         return self._accept(turn, question)
 
     async def aget(self, input: str | None = None, **kwargs: Any) -> list[ChatMessage]:
-        """Async twin of :meth:`get` (the summarizer is awaited)."""
-        if self._agent_serves():
+        """Async twin of :meth:`get` (the summarizer is awaited). In an ``AgentWorkflow``
+        whose current agent is a Context*Agent carrying this memory's tools, the view is
+        served as it is: that agent's step compresses (once)."""
+        if self._agent_serves() or (input is None and await self._step_agent_next()):
             return self._serve(self.engine.prompt(self.view, self.session_state))
         question = self._question(input)
         try:
@@ -595,6 +622,19 @@ class ContextMemory(BaseMemory):
         compresses again (for a chat engine, a plain agent)."""
         self._live_runtime().agent_run = "ending"
 
+    async def _step_agent_next(self) -> bool:
+        """Whether the workflow step calling this runs for a Context*Agent that prepares
+        its own steps with this memory (:meth:`register_step_agent`)."""
+        agents = self._live_runtime().step_agents
+        if not agents:
+            return False
+        try:
+            ctx = Context.get_step_context()
+            current = await ctx.store.get("current_agent_name", default=None)
+        except Exception:  # outside a workflow step, or a store without the key
+            return False
+        return isinstance(current, str) and current in agents
+
     def _agent_serves(self) -> bool:
         runtime = self._live_runtime()
         if runtime.parts.store is None and self.agent_steps:
@@ -675,16 +715,17 @@ class ContextMemory(BaseMemory):
 
     def _question(self, input: str | None) -> Message | None:
         """``input`` as the user message a chat engine is about to send, or ``None`` when
-        it is already the memory's latest message (an agent's tool round: then warn)."""
+        there is none.
+
+        Raises:
+            ConfigError: ``input`` is the memory's latest message already: a plain
+                agent's tool round, whose run no memory can keep in budget.
+        """
         if not input:
             return None
         view = self.view
         if view and view[-1].role == "user" and view[-1].text == input:
-            runtime = self._live_runtime()
-            if not runtime.warned:
-                runtime.warned = True
-                warnings.warn(PLAIN_AGENT_WARNING, stacklevel=4)
-            return None
+            raise ConfigError(PLAIN_AGENT_ERROR)
         return text_message("user", input)
 
     def _overhead(self, question: Message | None, kwargs: Mapping[str, Any]) -> int:

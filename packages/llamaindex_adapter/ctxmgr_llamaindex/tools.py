@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ctxmgr import Message, Store, ToolSpec
-from ctxmgr.session import TOOLS_NAMING_CALLS, SessionEngine
+from ctxmgr.session import TOOLS_NAMING_CALLS, Scope, SessionEngine
 
 try:
     from llama_index.core.bridge.pydantic import BaseModel, ConfigDict, create_model
@@ -98,6 +98,9 @@ class BoundMemory(Protocol):
     @property
     def session(self) -> str: ...
 
+    @property
+    def scope(self) -> Scope: ...
+
     def history(self) -> list[Message]: ...
 
     def run_history(self, scratchpad: Sequence[Any]) -> list[Message]: ...
@@ -128,7 +131,7 @@ def _answered(memory: BoundMemory, name: str, given: Mapping[str, Any],
     """The engine's answer to one call (it validates the arguments), its state change
     kept in the memory."""
     answer = memory.engine.answer(name, _given(given), history, memory.session_state,
-                                  store=memory.store, session=memory.session)
+                                  store=memory.store, session=memory.scope)
     if answer.update:
         memory.apply(answer.update)
     return answer.text

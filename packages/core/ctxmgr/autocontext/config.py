@@ -59,6 +59,7 @@ __all__ = [
     "AutoContextConfig",
     "DEFAULT_MAX_MEMOS",
     "DEFAULT_MAX_SESSIONS",
+    "HANDOFF_TOOLS",
     "Tuning",
     "refuse_moved",
 ]
@@ -122,6 +123,10 @@ RESERVE_MAX_TOKENS = 4096
 
 DEFAULT_MAX_SESSIONS = 1024
 """Sessions whose compressor an engine keeps (the least recently used is dropped)."""
+
+HANDOFF_TOOLS = frozenset({"transfer_to_*", "transfer_back_to_*", "handoff"})
+"""``handoff_tools`` by default: the handoff tools of langgraph-swarm and
+langgraph-supervisor, and of LlamaIndex's ``AgentWorkflow``."""
 
 Auto = int | Literal["auto"]
 _Config = TypeVar("_Config")
@@ -257,6 +262,18 @@ class Tuning:
     reload_hint: bool = True
     """Put a system message that explains the offload tags in the prompt once anything is
     compressed (left out anyway on a window so small that it would crowd the prompt)."""
+    handoff_tools: frozenset[str] = HANDOFF_TOOLS
+    """Tool names (``fnmatch`` patterns) whose calls hand the conversation to another
+    agent (the handoff tools of langgraph-swarm and langgraph-supervisor,
+    ``transfer_to_<agent>`` and ``transfer_back_to_<supervisor>``, and LlamaIndex
+    ``AgentWorkflow``'s ``handoff``): the latest :attr:`kept_handoffs` of them stay
+    verbatim, each call with its result, so who handed to whom reads the same after any
+    compression. An empty set treats them as any other tool."""
+    kept_handoffs: int = 8
+    """Handoffs (:attr:`handoff_tools`) kept verbatim, the latest first: never split
+    from their result, never folded into a summary. Each costs its tokens (about 30)
+    in every later prompt, so older ones are compressed, call and result together, and
+    the record of their range names the agent that made each. 0 keeps none."""
     tool_run_prompt: str = field(default=TOOL_RUN_PROMPT, metadata={"env": False})
     previous_round_prompt: str = field(default=PREVIOUS_ROUND_PROMPT, metadata={"env": False})
     current_large_prompt: str = field(default=CURRENT_LARGE_PROMPT, metadata={"env": False})
@@ -267,7 +284,7 @@ class Tuning:
         _positive_int(self, "min_consecutive_tool_messages", "summary_input_chars",
                       "max_sessions")
         _positive_int(self, "large_payload_threshold", auto=True)
-        _non_negative_int(self, "last_keep", "keep_tool_results")
+        _non_negative_int(self, "last_keep", "keep_tool_results", "kept_handoffs")
         _non_negative_int(self, "offload_preview_chars", "min_compression_tokens",
                           "identifiers_chars", "record_chars", "user_note_chars", auto=True)
         _number(self, "safety_margin", low=0, high=0.5, rule="a number in [0, 0.5)")
@@ -275,6 +292,7 @@ class Tuning:
         _ratio(self, "current_round_compression_ratio")
         _ratio(self, "cached_token_price", none=True)
         _flag(self, "reload_hint")
+        _names(self, "handoff_tools", str)
         if not isinstance(self.store_retry, StoreRetry):
             raise ConfigError(f"store_retry must be a StoreRetry, got {self.store_retry!r:.80}")
         for name in ("tool_run_prompt", "previous_round_prompt", "current_large_prompt",
@@ -343,6 +361,15 @@ class AutoContextConfig:
     """Offer the model the memo tool (notes it writes to the store and reads back)."""
     max_memos: int = DEFAULT_MAX_MEMOS
     """Memos a session may hold; a write past it is refused with a clear message."""
+    agent_sessions: bool = True
+    """Give each agent that runs inside another one (a deep agent's subagent, a
+    supervisor's specialist or the supervisor itself, a swarm member, an
+    ``AgentWorkflow``'s agent) its own session under the thread's (``thread/agent``):
+    its own offloads, memos and ``context_search``, out of its peers' reach. ``False``:
+    every agent of a thread shares the thread's session (see the multi-agent guide)."""
+    team_memos: bool = False
+    """The agents of a thread share one set of memos, the thread's (a team memo), while
+    each keeps its own offloads and search (with :attr:`agent_sessions`)."""
     guidance: bool = True
     """Tell the model, in a system message, when to archive and to write memos (when
     those tools are offered)."""
@@ -376,7 +403,8 @@ class AutoContextConfig:
         _ratio(self, "token_ratio")
         _ratio(self, "target_ratio")
         _number(self, "summary_timeout_s", low=0, low_open=True, rule="a number > 0")
-        _flag(self, "context_reload", "message_archiving", "memo", "guidance", "calibrate")
+        _flag(self, "context_reload", "message_archiving", "memo", "guidance", "calibrate",
+              "agent_sessions", "team_memos")
         _names(self, "disabled_strategies", int)
         _names(self, "never_compress_tools", str)
         _names(self, "pinned_ids", str)

@@ -7,7 +7,9 @@ nothing else:
 
 * the tool calls, oldest first, each with its name, its key argument
   (:func:`~ctxmgr.autocontext.actions.key_argument`) and, when it did not
-  succeed, its outcome (the exit status and the first error line);
+  succeed, its outcome (the exit status and the first error line); in a range
+  where several agents worked, each call also names the agent that made it
+  (``transfer_to_bob: by alice``), handoffs included;
 * the files the calls named.
 
 It is the one list of the range's calls: a summary need not list them (the
@@ -29,6 +31,7 @@ import re
 from collections.abc import Sequence
 
 from ctxmgr.autocontext.actions import argument_strings, collapse_whitespace, key_argument
+from ctxmgr.autocontext.authors import author_of
 from ctxmgr.autocontext.identifiers import distinctive_strings
 from ctxmgr.autocontext.marker import CompressedMarker
 from ctxmgr.messages import Message, ToolResultBlock, ToolUseBlock
@@ -117,8 +120,11 @@ after how many times it was made when more than once."""
 _GROUP = re.compile(r"^([A-Za-z_][\w.-]*):$")
 
 
-def _call(use: ToolUseBlock, result: ToolResultBlock | None) -> Call:
-    head = key_argument(use) or "(no arguments)"
+def _call(use: ToolUseBlock, result: ToolResultBlock | None, by: str | None = None) -> Call:
+    head = key_argument(use)
+    if by is not None:
+        head = f"{head} [by {by}]" if head else f"by {by}"
+    head = head or "(no arguments)"
     end = outcome(result) if result is not None else "no result yet"
     return use.name, f"{head} → {end}" if end else head
 
@@ -134,6 +140,17 @@ def _parts(entry: str) -> tuple[int, str, str]:
             return times, entry[:at], entry[at + 3:]
         at = entry.find(" → ", at + 3)
     return times, entry, ""
+
+
+def _attributed(entry: str, by: str | None) -> str:
+    """``entry`` naming the agent ``by`` (as it stands when it names one, or ``by`` is
+    ``None``)."""
+    times, name, end = _parts(entry)
+    if by is None or "[by " in name or name.startswith("by "):
+        return entry
+    name = f"by {by}" if name == "(no arguments)" else f"{name} [by {by}]"
+    line = f"{name} → {end}" if end else name
+    return f"{times}× {line}" if times > 1 else line
 
 
 def _times(entry: str) -> int:
@@ -197,14 +214,17 @@ def record_lines(messages: Sequence[Message]) -> tuple[list[Call], list[str], in
     calls: list[Call] = []
     files: dict[str, None] = {}
     older = 0
+    several = len({a for a in map(author_of, messages) if a is not None}) > 1
     for m in messages:
         if m.role in ("assistant", "user") and not m.has_tool_blocks:
             old_calls, old_files, old_older = _earlier(m.text)
-            calls.extend(old_calls)
+            agent = author_of(m) if several else None  # an earlier stand-in's agent
+            calls.extend((tool, _attributed(entry, agent)) for tool, entry in old_calls)
             files.update(dict.fromkeys(old_files))
             older += old_older
+        by = author_of(m) if several else None
         for use in m.tool_uses:
-            calls.append(_call(use, results.get(use.id)))
+            calls.append(_call(use, results.get(use.id), by))
             for value in argument_strings(use.input):
                 for token in distinctive_strings(value):
                     # a dotted name called as a function (np.isnan(x)) names no file

@@ -245,15 +245,24 @@ def _show(report: ReplayReport, trajectories: Sequence[Trajectory],
     """The table on stdout (rich when installed, else plain), then the files asked for."""
     from ctxmgr.replay import count_model_calls
     from ctxmgr.replay.report import format_table, pricing_note, print_table, save_plot
+    from ctxmgr.replay.runner import OUTERMOST
 
     data = report.to_json()
     title = (f"{plural(len(trajectories), 'trajectory', 'trajectories')}, "
              f"{plural(count_model_calls(trajectories), 'model call')}, budget "
              f"{args.max_tokens:,} tokens, {pricing_note(data)}")
-    try:
-        print_table(data, title=title)
-    except ImportError:
-        print(format_table(data, title=title))
+    tables = [(data, title)]
+    if any(t.agent for t in trajectories):  # a multi-agent run: each agent beside its peers
+        for agent, part in report.by_agent(trajectories).items():
+            runs = [t for t in trajectories if (t.agent or OUTERMOST) == agent]
+            tables.append((part.to_json(), f"agent {agent}: "
+                           f"{plural(len(runs), 'run')}, "
+                           f"{plural(count_model_calls(runs), 'model call')}"))
+    for table, heading in tables:
+        try:
+            print_table(table, title=heading)
+        except ImportError:
+            print(format_table(table, title=heading))
     if args.json:
         write_output(data, args.json, command="replay")
         print(f"ctxmgr replay: wrote {args.json}", file=sys.stderr)

@@ -36,7 +36,12 @@ from ctxmgr.replay.summarizer import FakeSummarizer
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.tokens import TokenCounter, default_counter
 
-__all__ = ["PolicyRun", "ReplayReport", "count_model_calls", "replay", "replay_policy"]
+__all__ = ["OUTERMOST", "PolicyRun", "ReplayReport", "count_model_calls", "replay",
+           "replay_policy"]
+
+OUTERMOST = "main"
+"""How :meth:`ReplayReport.by_agent` names the outermost agent of a run (its runs carry
+no agent name)."""
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +90,24 @@ class ReplayReport:
     def aggregate(self, name: str, pricing: Pricing | None = None) -> dict[str, Any]:
         """One policy's aggregate row, its costs at ``pricing`` (default: the report's)."""
         return aggregate_row(self.runs[name].results, self.budget, pricing or self.pricing)
+
+    def by_agent(self, trajectories: Sequence[Trajectory]) -> dict[str, ReplayReport]:
+        """This report split by the agent each run is of (:attr:`Trajectory.agent`;
+        :data:`OUTERMOST` for the outermost agent's), in order of first appearance: each
+        agent of a multi-agent run under every policy, side by side."""
+        agent_of = {t.id: t.agent or OUTERMOST for t in trajectories}
+        out: dict[str, ReplayReport] = {}
+        for agent in dict.fromkeys(agent_of.values()):
+            ids = {i for i, a in agent_of.items() if a == agent}
+            out[agent] = ReplayReport(
+                budget=self.budget, pricing=self.pricing,
+                runs={name: PolicyRun(name=name,
+                                      results=[r for r in run.results if r.id in ids],
+                                      curves={k: v for k, v in run.curves.items()
+                                              if k in ids})
+                      for name, run in self.runs.items()},
+                baseline_curves={k: v for k, v in self.baseline_curves.items() if k in ids})
+        return out
 
 
 def count_model_calls(trajectories: Sequence[Trajectory]) -> int:

@@ -5,8 +5,9 @@ prepare a model call, answer ctxmgr's tools), ``defaults`` (window, tokenizer, s
 summarizer when the user gives none), ``state`` (the typed session state and
 its merge), ``prompt`` (the prompt as the model sees it), ``overhead`` (system prompt
 and tool schemas, counted), ``recovery`` (``context_reload``: room and pages),
-``calibration`` (counts corrected by the model's reported usage) and ``labels`` (the
-store label of any thread id, one to one). Adapters convert messages, persist edits
+``calibration`` (counts corrected by the model's reported usage), ``labels`` (the
+store label of any thread id, and of any agent of a thread, one to one) and ``scope``
+(which session each agent of a thread uses). Adapters convert messages, persist edits
 their framework's way, bind tools and map storage; the rest is here, so the same
 history gives the same decisions through any of them.
 """
@@ -31,10 +32,16 @@ from ctxmgr.session.engine import (
     Turn,
     overflow_events,
 )
-from ctxmgr.session.labels import NO_THREAD_SESSION, session_label
+from ctxmgr.session.labels import (
+    NO_THREAD_SESSION,
+    agent_session_label,
+    session_label,
+    split_agent_label,
+)
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import GUIDANCE_ID, after_system, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer
+from ctxmgr.session.scope import Scope
 from ctxmgr.session.state import (
     MAX_RELOAD_PAGES,
     MemoElision,
@@ -57,12 +64,14 @@ __all__ = [
     "ModelInfo",
     "OverheadCounter",
     "ScaledCounter",
+    "Scope",
     "SessionEngine",
     "SessionState",
     "ToolAnswer",
     "Turn",
     "Unset",
     "after_system",
+    "agent_session_label",
     "archive_changes",
     "choose_counter",
     "choose_store",
@@ -76,5 +85,6 @@ __all__ = [
     "reload_answer",
     "render_view",
     "session_label",
+    "split_agent_label",
     "summary_prompt",
 ]

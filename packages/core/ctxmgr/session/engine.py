@@ -9,6 +9,8 @@ every framework:
   the model, the store, the summarizer), fixed at the first call;
 * a compressor per session (store, session id and counting ratio), at most
   ``tuning.max_sessions`` of them, the least recently used dropped;
+* the session of each agent of a thread (:meth:`SessionEngine.scope`, see
+  :mod:`ctxmgr.session.scope`): the thread's, or the agent's own under it;
 * :meth:`SessionEngine.prepare`: the session state read and validated, the history
   compressed when it needs it, and the prompt built from the working view (archived
   results and memo writes as placeholders, the tool guidance and the reload hint
@@ -49,7 +51,7 @@ from ctxmgr.autocontext.reload import CONTEXT_RELOAD_TOOL
 from ctxmgr.autocontext.search import CONTEXT_SEARCH_TOOL
 from ctxmgr.autocontext.strategies import check_strategies
 from ctxmgr.autocontext.summarizers import choose_summarizer
-from ctxmgr.errors import ConfigError, ContextOverflowError, CtxmgrError
+from ctxmgr.errors import ConfigError, ContextOverflowError, CtxmgrError, StoreError
 from ctxmgr.memo import MEMO_TOOL, MemoStore
 from ctxmgr.messages import Message
 from ctxmgr.prompts import ToolSpec
@@ -59,11 +61,12 @@ from ctxmgr.session.defaults import (
     choose_counter,
     choose_window,
 )
-from ctxmgr.session.labels import NO_THREAD_SESSION
+from ctxmgr.session.labels import NO_THREAD_SESSION, agent_session_label, split_agent_label
 from ctxmgr.session.overhead import OverheadCounter
 from ctxmgr.session.prompt import after_system, elide_memos, guidance_message, render_view
 from ctxmgr.session.recovery import reload_answer, search_answer
 from ctxmgr.session.refused import elide_refused
+from ctxmgr.session.scope import Scope
 from ctxmgr.session.state import (
     MemoElision,
     SessionState,
@@ -72,6 +75,7 @@ from ctxmgr.session.state import (
     merge_session_state,
 )
 from ctxmgr.store import Namespace, Store, project_dir_name
+from ctxmgr.store.retention import register_agent_session
 from ctxmgr.tokens import TokenCounter
 from ctxmgr.tool_guard import never_raises
 
@@ -193,6 +197,8 @@ class SessionEngine:
         self._overhead: OverheadCounter | None = None  # built once the counter is settled
         self._processors: OrderedDict[tuple[int, str, float],
                                       tuple[Store, ContextProcessor]] = OrderedDict()
+        self._registered: set[tuple[int, str]] = set()
+        """(store, agent session) pairs noted under their thread (see :meth:`processor`)."""
         self._lock = threading.Lock()
 
     @property
@@ -256,10 +262,36 @@ class SessionEngine:
 
     # -- sessions ------------------------------------------------------------------------
 
-    def processor(self, store: Store, session: str,
+    def scope(self, session: str, agent: str | None = None, *,
+              shared_history: bool = False) -> Scope:
+        """Where the agent ``agent`` of the thread whose session is ``session`` keeps its
+        offloads, search and memos (see :mod:`ctxmgr.session.scope`).
+
+        Args:
+            session: the thread's session label (:func:`~ctxmgr.session.session_label`).
+            agent: the name the framework gives the calling agent when it runs inside
+                another agent's run (a subagent, a specialist, a swarm member, a
+                workflow's agent); ``None`` for the outermost agent.
+            shared_history: the agents of the thread compress one history together (a
+                LlamaIndex ``AgentWorkflow``'s memory): its offloads and search are the
+                thread's, and only the agent's memos are its own.
+        """
+        config = self._given
+        if agent is None or not config.agent_sessions:
+            return Scope.of_thread(session)
+        own = agent_session_label(session, agent)
+        return Scope(session=session if shared_history else own,
+                     memos=session if config.team_memos else own, thread=session,
+                     agent=agent)
+
+    def processor(self, store: Store, session: str | Scope,
                   state: SessionState | None = None) -> ContextProcessor:
         """The compressor of one session: offloads under ``project / session`` in
-        ``store``, counting at the session's calibrated ratio."""
+        ``store``, counting at the session's calibrated ratio. An agent's session is
+        noted under its thread's the first time, so deleting the thread deletes it."""
+        scope = _scope_of(session)
+        self._register(store, scope)
+        session = scope.session
         ratio = (state.calibration.counting_ratio if state is not None and self.calibrate
                  else 1.0)
         key = (id(store), session, ratio)
@@ -285,15 +317,38 @@ class SessionEngine:
                 self._processors.popitem(last=False)
             return processor
 
-    def forget(self, session: str) -> None:
-        """Drop the processors kept for ``session`` (its stored data was deleted)."""
-        with self._lock:
-            for key in [k for k in self._processors if k[1] == session]:
-                del self._processors[key]
+    def _register(self, store: Store, scope: Scope) -> None:
+        """Note an agent's sessions under its thread's, once per store and process (a
+        store that fails here is told again later; compression goes on meanwhile)."""
+        for label in {scope.session, scope.memos} - {scope.thread}:
+            key = (id(store), label)
+            if key in self._registered:
+                continue
+            try:
+                register_agent_session(store, project=self.project, session=scope.thread,
+                                       agent=label)
+            except (StoreError, OSError):
+                continue
+            with self._lock:
+                self._registered.add(key)
 
-    def memos(self, store: Store, session: str) -> MemoStore:
-        """The memos of one session."""
-        return MemoStore(store, session=session, project=self.project,
+    def forget(self, session: str) -> None:
+        """Drop the processors kept for ``session`` and for its agents' sessions (its
+        stored data was deleted)."""
+        def of_session(label: str) -> bool:
+            split = split_agent_label(label)
+            return label == session or (split is not None and split[0] == session)
+
+        with self._lock:
+            for key in [k for k in self._processors if of_session(k[1])]:
+                del self._processors[key]
+            self._registered = {k for k in self._registered if not of_session(k[1])}
+
+    def memos(self, store: Store, session: str | Scope) -> MemoStore:
+        """The memos of one session (an agent's, or its team's: ``team_memos``)."""
+        scope = _scope_of(session)
+        self._register(store, scope)
+        return MemoStore(store, session=scope.memos, project=self.project,
                          max_memos=self._given.max_memos)
 
     # -- what a request sends beside the history -----------------------------------------
@@ -313,7 +368,7 @@ class SessionEngine:
     # -- one model call ------------------------------------------------------------------
 
     def prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None, *,
-                store: Store, session: str, overhead: int = 0,
+                store: Store, session: str | Scope, overhead: int = 0,
                 persisted: Callable[[Edit], bool] | None = None,
                 force: bool = False) -> Turn:
         """Compress ``history`` if it needs it and build the prompt.
@@ -348,7 +403,7 @@ class SessionEngine:
                           beside)
 
     async def aprepare(self, history: Sequence[Message], state: Mapping[str, Any] | None, *,
-                       store: Store, session: str, overhead: int = 0,
+                       store: Store, session: str | Scope, overhead: int = 0,
                        persisted: Callable[[Edit], bool] | None = None,
                        force: bool = False) -> Turn:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
@@ -410,7 +465,7 @@ class SessionEngine:
     # -- the model's usage report ----------------------------------------------------------
 
     def received_tokens(self, sent: Sequence[Message], state: Mapping[str, Any] | None, *,
-                        store: Store, session: str, overhead: int = 0) -> int:
+                        store: Store, session: str | Scope, overhead: int = 0) -> int:
         """What a request the model received counts, at the session's ratio: ``sent``, its
         messages as they reached the model (after every other middleware or wrapper), and
         ``overhead`` (:meth:`overhead` of what went beside them, its tool schemas). This is
@@ -445,7 +500,8 @@ class SessionEngine:
         return update
 
     def observe(self, state: Mapping[str, Any] | None, *, expected: Sequence[Message],
-                sent: Sequence[Message], store: Store, session: str) -> dict[str, Any]:
+                sent: Sequence[Message], store: Store,
+                session: str | Scope) -> dict[str, Any]:
         """The state change once the messages the model actually received are known.
 
         An integration that cannot see the whole request when it prepares a call (a
@@ -470,7 +526,7 @@ class SessionEngine:
     # -- ctxmgr's tools --------------------------------------------------------------------
 
     def answer(self, name: str, tool_input: Any, history: Sequence[Message],
-               state: Mapping[str, Any] | None, *, store: Store, session: str,
+               state: Mapping[str, Any] | None, *, store: Store, session: str | Scope,
                tool_use_id: str | None = None) -> ToolAnswer:
         """Answer a call of ctxmgr's tool ``name`` (one of :attr:`tool_specs`), with its
         arguments as the model sent them; never raises on the model's input.
@@ -493,7 +549,8 @@ class SessionEngine:
 
     @never_raises("context_reload", _answer)
     def reload(self, tool_input: Any, history: Sequence[Message],
-               state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
+               state: Mapping[str, Any] | None, *, store: Store,
+               session: str | Scope) -> ToolAnswer:
         """Answer ``context_reload`` within the room the prompt (``history`` and what the
         state says is sent beside it) leaves; never raises on the model's input."""
         current = SessionState.from_json(state)
@@ -504,7 +561,8 @@ class SessionEngine:
 
     @never_raises("context_search", _answer)
     def search(self, tool_input: Any, history: Sequence[Message],
-               state: Mapping[str, Any] | None, *, store: Store, session: str) -> ToolAnswer:
+               state: Mapping[str, Any] | None, *, store: Store,
+               session: str | Scope) -> ToolAnswer:
         """Answer ``context_search`` over what the session hid from the model (offloaded
         ranges, memos, archived results), within the room the prompt leaves; never
         raises on the model's input."""
@@ -526,7 +584,7 @@ class SessionEngine:
 
     @never_raises("memo", _answer)
     def memo(self, tool_input: Any, history: Sequence[Message], *, store: Store,
-             session: str, tool_use_id: str | None = None) -> ToolAnswer:
+             session: str | Scope, tool_use_id: str | None = None) -> ToolAnswer:
         """Answer ``memo``; after a write, the call's ``content`` is shown elided from then
         on (a state change). Never raises on the model's input.
 
@@ -548,6 +606,11 @@ class SessionEngine:
     def __repr__(self) -> str:
         return (f"SessionEngine({self.config!r}, project={self.project!r}, "
                 f"tools={[s.name for s in self.tool_specs]})")
+
+
+def _scope_of(session: str | Scope) -> Scope:
+    """A session given by its label alone is the scope of the thread's own agent."""
+    return session if isinstance(session, Scope) else Scope.of_thread(session)
 
 
 def _view(processor: ContextProcessor, history: Sequence[Message],

@@ -5,7 +5,9 @@ exactly as long as its history: a stand-in in the history needs its original, an
 nothing else does. Two ways to let them go:
 
 * :func:`delete_session` removes every blob of one session from any store (what the
-  adapters' ``delete_thread`` calls, beside the framework's own checkpointer delete);
+  adapters' ``delete_thread`` calls, beside the framework's own checkpointer delete),
+  and of the sessions of the agents registered under it
+  (:func:`register_agent_session`: a subagent's, a swarm member's);
 * :func:`prune_file_store` removes, from a :class:`~ctxmgr.store.FileStore` folder, the
   sessions nothing was written to for a while (``ctxmgr prune --older-than``).
 """
@@ -21,14 +23,30 @@ from pathlib import Path
 from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.files import FileStore
 
-__all__ = ["SESSION_KINDS", "PruneReport", "delete_session", "prune_file_store"]
+__all__ = ["AGENTS_KIND", "SESSION_KINDS", "PruneReport", "delete_session", "prune_file_store",
+           "register_agent_session"]
 
-SESSION_KINDS: tuple[str, ...] = ("offload", "notes")
-"""The kinds a session writes: offloaded originals, memos (``MEMO_KIND``)."""
+AGENTS_KIND = "agents"
+"""Where a thread's session lists the sessions of its agents (one key per agent label)."""
+SESSION_KINDS: tuple[str, ...] = ("offload", "notes", AGENTS_KIND)
+"""The kinds a session writes: offloaded originals, memos (``MEMO_KIND``), its agents."""
+
+
+def register_agent_session(store: Store, *, project: str, session: str, agent: str) -> None:
+    """Note in ``session`` (a thread's) that the session labelled ``agent`` is one of its
+    agents', so deleting the thread deletes it too (written once; idempotent).
+
+    Raises:
+        StoreError: the store failed.
+    """
+    namespace = Namespace(project=project, session=session, kind=AGENTS_KIND)
+    if store.get(namespace, agent) is None:
+        store.put(namespace, agent, b"{}")
 
 
 def delete_session(store: Store, *, project: str, session: str) -> int:
-    """Remove every offload and memo of one session; the number of blobs removed.
+    """Remove every offload and memo of one session, and of the sessions of the agents
+    registered under it; the number of blobs removed.
 
     Memos are removed under the store's lock, so a memo write racing the delete
     finishes before it or after it, never half way.
@@ -38,6 +56,10 @@ def delete_session(store: Store, *, project: str, session: str) -> int:
         StoreError: the store failed (what was removed before stays removed).
     """
     removed = 0
+    agents = Namespace(project=project, session=session, kind=AGENTS_KIND)
+    for agent in store.keys(agents):
+        if agent != session:
+            removed += delete_session(store, project=project, session=agent)
     for kind in SESSION_KINDS:
         namespace = Namespace(project=project, session=session, kind=kind)
         if store.keys(namespace):  # else nothing to lock for (a FileStore lock makes a file)

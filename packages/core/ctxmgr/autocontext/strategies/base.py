@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
+from ctxmgr.autocontext.authors import sole_author, with_author_of
 from ctxmgr.autocontext.config import AutoContextConfig
 from ctxmgr.autocontext.identifiers import VisibleIdentifiers, identifiers_note
 from ctxmgr.autocontext.marker import CompressedMarker, offload_tag, quote_offload_tags
@@ -143,17 +144,19 @@ def summary_message(
     happened in the range (its tool calls, or what the agent said when it made none and
     ``agent_text``, within ``record_chars``), the identifiers line and the offload tag.
     It keeps the first replaced message's id so a reducer that replaces by id leaves it
-    in place."""
+    in place, and, as an assistant message, the name of the agent whose messages it
+    replaces when they are one agent's (:mod:`~ctxmgr.autocontext.authors`)."""
     first = replaced[0]
     record = range_record(replaced, record_chars, agent_text=agent_text)
     kept = f"{summary}\n{record}" if record else summary
     note = identifiers_note(replaced, kept, identifiers_chars, elsewhere=elsewhere)
-    return Message(
+    stand_in = Message(
         role=role,
         content=(TextBlock(text=_with_note(kept, note, offload_id)),),
         id=first.id,
         metadata=marker_of(by, offload_id, current_round=current_round).metadata({}),
     )
+    return with_author_of(stand_in, sole_author(replaced))
 
 
 def _with_note(text: str, note: str, offload_id: str) -> str:

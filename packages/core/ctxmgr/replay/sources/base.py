@@ -29,6 +29,9 @@ class Trajectory:
     messages: tuple[Message, ...]
     raw: tuple[dict[str, Any], ...] = field(repr=False, compare=False)
     """The OpenAI-format messages exactly as read (or as a source rebuilt them)."""
+    agent: str | None = None
+    """The agent of a multi-agent run whose history this is (a subagent, a specialist, a
+    swarm member); ``None`` for the run's outermost agent, or a run of one agent."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,7 +54,8 @@ target) and ``OSError`` for a target it cannot open."""
 
 
 def trajectory_from_openai(raw: Sequence[dict[str, Any]], *, id: str, source: str,
-                           where: str, system_prompt: str | None = None) -> Trajectory:
+                           where: str, system_prompt: str | None = None,
+                           agent: str | None = None) -> Trajectory:
     """A :class:`Trajectory` from OpenAI chat messages (``system_prompt`` put first when
     the run has no system message); errors name ``where``.
 
@@ -68,4 +72,5 @@ def trajectory_from_openai(raw: Sequence[dict[str, Any]], *, id: str, source: st
         raise InvalidMessageError(f"{where}: {exc}") from None
     except RecursionError:
         raise InvalidMessageError(f"{where}: a message nested too deeply to process") from None
-    return Trajectory(id=id, source=source, messages=tuple(neutral), raw=tuple(messages))
+    return Trajectory(id=id, source=source, messages=tuple(neutral), raw=tuple(messages),
+                      agent=agent)

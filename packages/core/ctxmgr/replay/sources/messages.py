@@ -1,7 +1,8 @@
 """The shared trajectory format: OpenAI chat messages, one run per file or per line.
 
 ``*.json`` holds ``{"id", "source", "messages": [...]}`` or a plain list of messages;
-``*.jsonl`` one such record per line (SPEC §8).
+``*.jsonl`` one such record per line (SPEC §8). A record of one agent of a multi-agent
+run also names it: ``"agent": "researcher"``.
 """
 
 from __future__ import annotations
@@ -33,15 +34,20 @@ def read_messages_records(records: Sequence[tuple[Any, str, str]], *,
     """
     out: list[Trajectory] = []
     for data, where, default_id in records:
+        agent = None
         if isinstance(data, list):
             raw, tid, source = data, default_id, "messages file"
         elif isinstance(data, dict) and isinstance(data.get("messages"), list):
             raw = data["messages"]
             tid = str(data.get("id") or default_id)
             source = str(data.get("source", ""))
+            agent = data.get("agent")
+            if agent is not None and (not isinstance(agent, str) or not agent):
+                raise InvalidMessageError(f"{where}: 'agent' must be a non-empty string, "
+                                          f"got {agent!r:.80}")
         else:
             raise InvalidMessageError(
                 f"{where}: expected a list of messages or an object with a 'messages' list")
         out.append(trajectory_from_openai(raw, id=tid, source=source, where=where,
-                                          system_prompt=system_prompt))
+                                          system_prompt=system_prompt, agent=agent))
     return out
