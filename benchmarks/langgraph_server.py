@@ -25,7 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,7 +84,8 @@ class LangGraphServer:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(command, cwd=self.folder, env=self.env,
                                             stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+                                            stdin=subprocess.DEVNULL, start_new_session=True,
+                                            preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -133,9 +134,30 @@ class LangGraphServer:
         assert self.process is not None, "the server is not running"
         return self.process.pid
 
+    def rss_bytes(self) -> int:
+        """The server's resident memory now (Linux ``/proc``)."""
+        status = Path(f"/proc/{self.pid()}/status").read_text()
+        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmRSS:"))
+        return int(kib) * 1024
+
+    def cpu_seconds(self) -> float:
+        """CPU time the server has used so far, user and system (Linux ``/proc``)."""
+        fields = Path(f"/proc/{self.pid()}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def tail(self, lines: int = 40) -> str:
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, SIGTERM it when the process that started it
+    dies (a test run killed outright leaves no server behind)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
@@ -145,7 +167,8 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
 
 @contextmanager
 def serve(folder: Path, *, app: Path = EXAMPLE_APP, config: Mapping[str, object] | None = None,
-          env: Mapping[str, str] | None = None, jobs: int = 20) -> Iterator[LangGraphServer]:
+          env: Mapping[str, str] | None = None, jobs: int = 20,
+          extra_files: Sequence[Path] = ()) -> Iterator[LangGraphServer]:
     """Serve ``app`` from ``folder`` (a fresh state folder; created) until the block ends.
 
     Args:
@@ -153,11 +176,12 @@ def serve(folder: Path, *, app: Path = EXAMPLE_APP, config: Mapping[str, object]
         env: environment variables for the server, over this process's (LangSmith keys
             and tracing switches removed; ``CTXMGR_HOME`` inside ``folder``).
         jobs: runs the server works on at once (``--n-jobs-per-worker``).
+        extra_files: more files copied next to the app's (graphs a ``config`` names).
     """
     import json
 
     folder.mkdir(parents=True, exist_ok=True)
-    for source in app.iterdir():
+    for source in [*app.iterdir(), *extra_files]:
         if source.is_file():
             shutil.copy2(source, folder / source.name)
     name = "langgraph.json"

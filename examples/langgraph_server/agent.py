@@ -142,11 +142,12 @@ def _call(name: str, **args: Any) -> AIMessage:
                                               "type": "tool_call"}])
 
 
-def build_agent(*, ctxmgr: bool = True) -> Any:
-    """The agent; ``ctxmgr=False`` gives the same graph without ctxmgr (for benchmarks)."""
-    middleware = [ContextMiddleware(AutoContextConfig(max_tokens=MODEL_WINDOW))] if ctxmgr else []
+def build_agent(*, ctxmgr: bool = True, middleware: Sequence[Any] = ()) -> Any:
+    """The agent, with ``middleware`` before ContextMiddleware (which goes last);
+    ``ctxmgr=False`` gives the same graph without it (benchmarks/bench_server.py)."""
+    context = [ContextMiddleware(AutoContextConfig(max_tokens=MODEL_WINDOW))] if ctxmgr else []
     return create_agent(ScriptedModel(), [read_log], system_prompt=SYSTEM_PROMPT,
-                        middleware=middleware)
+                        middleware=[*middleware, *context])
 
 
 agent = build_agent()
