@@ -10,7 +10,8 @@ once, no network): put your chat model in its place and its context window in
 * ``read the build log, 20 parts``: it calls ``read_log`` for parts 1 to 20 (about 1,300
   tokens each), then answers. ctxmgr compresses the older parts as the window fills;
   their originals go to the server's own store, under ``("ctxmgr", project, "offload",
-  thread_id)``.
+  thread_id)``. With ``keep notes`` in the request (and the memo tool switched on,
+  ``CTXMGR_MEMO=true``), it also writes a memo ``part-N`` every fifth part.
 * ``reload``: it passes the first offload id in its prompt to ``context_reload``.
 * ``search WORD``: it calls ``context_search`` for ``WORD``.
 
@@ -40,6 +41,8 @@ from ctxmgr_langgraph import ContextMiddleware
 MODEL_WINDOW = int(os.environ.get("MODEL_WINDOW", "8000"))
 """The model's context window, in tokens (your model's, in place of the scripted one)."""
 
+PROJECT = "build-log-agent"
+"""Where this app's offloads and memos go in the store: ``("ctxmgr", PROJECT, ...)``."""
 SYSTEM_PROMPT = "You read build logs and answer questions about them."
 _OFFLOAD_TAG = re.compile(r"CONTEXT_OFFLOAD: uuid=([0-9a-f]+)")
 _PARTS = re.compile(r"(\d+) parts")
@@ -109,11 +112,18 @@ def next_step(prompt: Sequence[BaseMessage]) -> AIMessage:
     last = prompt[-1]
     if isinstance(last, ToolMessage):
         if last.name == "read_log":
-            done = _PART.match(str(last.content))
-            wanted = _parts_wanted(prompt)
-            if done and int(done.group(1)) < wanted:
-                return _call("read_log", part=int(done.group(1)) + 1)
-            return AIMessage(content=f"Read all {wanted} parts of the build log.")
+            found = _PART.match(str(last.content))
+            if found is None:
+                return AIMessage(content="I lost track of the build log.")
+            done = int(found.group(1))
+            if done % 5 == 0 and _keeps_notes(prompt):
+                first = str(last.content).splitlines()[1]
+                return _call("memo", action="write", key=f"part-{done}",
+                             summary=f"build log part {done}", content=first)
+            return _next_part(prompt, done)
+        if last.name == "memo" and isinstance(prompt[-2], AIMessage):
+            key = str(prompt[-2].tool_calls[0]["args"].get("key", "part-0"))
+            return _next_part(prompt, int(key.removeprefix("part-")))
         return AIMessage(content=f"{last.name} answered:\n{last.content}")
     request = str(last.content) if isinstance(last, HumanMessage) else ""
     if request.startswith("reload"):
@@ -124,6 +134,19 @@ def next_step(prompt: Sequence[BaseMessage]) -> AIMessage:
         return _call("context_search", query=request.removeprefix("search ").strip())
     return _call("read_log", part=1) if _parts_wanted(prompt) else AIMessage(
         content="Ask me to read the build log.")
+
+
+def _next_part(prompt: Sequence[BaseMessage], done: int) -> AIMessage:
+    wanted = _parts_wanted(prompt)
+    if done < wanted:
+        return _call("read_log", part=done + 1)
+    return AIMessage(content=f"Read all {wanted} parts of the build log.")
+
+
+def _keeps_notes(prompt: Sequence[BaseMessage]) -> bool:
+    """Whether the latest request asked for notes (a memo every fifth part)."""
+    request = next((m for m in reversed(prompt) if isinstance(m, HumanMessage)), None)
+    return request is not None and "keep notes" in str(request.content)
 
 
 def _parts_wanted(prompt: Sequence[BaseMessage]) -> int:
@@ -145,7 +168,10 @@ def _call(name: str, **args: Any) -> AIMessage:
 def build_agent(*, ctxmgr: bool = True, middleware: Sequence[Any] = ()) -> Any:
     """The agent, with ``middleware`` before ContextMiddleware (which goes last);
     ``ctxmgr=False`` gives the same graph without it (benchmarks/bench_server.py)."""
-    context = [ContextMiddleware(AutoContextConfig(max_tokens=MODEL_WINDOW))] if ctxmgr else []
+    # project: one name for every worker of the deployment (left out, it is derived from
+    # the working directory, and a worker started elsewhere would not find the offloads)
+    config = AutoContextConfig(max_tokens=MODEL_WINDOW, project=PROJECT)
+    context = [ContextMiddleware(config)] if ctxmgr else []
     return create_agent(ScriptedModel(), [read_log], system_prompt=SYSTEM_PROMPT,
                         middleware=[*middleware, *context])
 

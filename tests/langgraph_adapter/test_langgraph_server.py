@@ -192,7 +192,8 @@ def test_compression_events_reach_the_client_through_the_runs_stream(
         thread_id = (await client.threads.create())["thread_id"]
         events: list[dict[str, Any]] = []
         async for chunk in client.runs.stream(thread_id, "agent", input=read(10),
-                                              stream_mode="events"):
+                                              stream_mode="events",
+                                              config={"recursion_limit": 1_000}):
             data = chunk.data
             if (chunk.event == "events" and data.get("event") == "on_custom_event"
                     and data.get("name") == "ctxmgr.compression"):
