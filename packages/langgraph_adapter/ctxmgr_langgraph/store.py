@@ -461,7 +461,13 @@ come back ``None``), so :meth:`LangGraphStore.get_many` asks it 10 at a time."""
 
 
 def _batch(store: BaseStore, *, ops: list[GetOp]) -> list[Any]:
-    return list(store.batch(ops))
+    """``store.batch(ops)``; on an async-only store, its ``abatch`` on the loop it was made
+    on, as LangGraph's own sync methods do (``AsyncRedisStore.batch`` in
+    langgraph-checkpoint-redis 0.5.2 looks for a loop in the calling thread and fails)."""
+    loop = getattr(store, "_loop", None) if isinstance(store, AsyncBatchedBaseStore) else None
+    if loop is None:
+        return list(store.batch(ops))
+    return list(asyncio.run_coroutine_threadsafe(store.abatch(ops), loop).result())
 
 
 def _max_namespace_chars(store: BaseStore) -> int | None:
