@@ -30,6 +30,7 @@ RUN_ELSEWHERE = {
     "ContextFunctionAgent(": "tests/llamaindex_adapter/test_readme_llamaindex.py",
     "PrintCompressions(": "tests/langgraph_adapter/test_compression_tracing.py",
     "LangGraphStore(pg)": "tests/langgraph_adapter/test_langgraph_store.py (needs PostgreSQL)",
+    "RedisKVStore(redis_uri": "tests/llamaindex_adapter/test_llamaindex_redis.py (needs Redis)",
 }
 """Blocks run by the adapters' own tests: they need their framework or a database."""
 

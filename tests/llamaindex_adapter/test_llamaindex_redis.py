@@ -12,10 +12,11 @@ import sys
 from typing import Any
 
 import pytest
+from doc_pages import blocks_with, run_block
 from llama_index.core.workflow import Context
 from llamaindex_agents import PromptChecker
 
-from ctxmgr import AutoContextConfig
+from ctxmgr import AutoContextConfig, MemoStore
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr_llamaindex import ContextFunctionAgent, ContextMemory, LlamaIndexKVStore
 from ctxmgr_llamaindex.testing import FINAL_ANSWER, RecordedRun, ScriptedLLM
@@ -78,3 +79,18 @@ def test_a_function_agent_keeps_offloads_and_memos_in_redis_for_every_process(
     assert found["offloads"] and set(found["offloads"]) == set(in_memory.ids())
     for offload_id, messages in found["offloads"].items():
         assert [m["id"] for m in messages] == [m.id for m in in_memory.load(offload_id)]
+
+
+def test_the_deploy_guides_redis_memory_keeps_its_memos_in_redis(
+        redis_kvstore: Any, redis_kv_uri: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REDIS_URL", redis_kv_uri)
+    (block,) = blocks_with("RedisKVStore(redis_uri")
+    memory = run_block(block)["memory"]
+    assert isinstance(memory, ContextMemory)
+    store = memory.store
+    assert isinstance(store, LlamaIndexKVStore)
+    memos = MemoStore(store, project="support-bot", session="ticket-42")
+    memos.write("plan", "1. reproduce", "the plan")
+    reader = MemoStore(LlamaIndexKVStore(redis_kvstore), project="support-bot",
+                       session="ticket-42")  # another worker on the same Redis
+    assert reader.read("plan") == "1. reproduce"
