@@ -6,7 +6,8 @@ runtime, ``--n-jobs-per-worker`` runs at a time) from a fresh folder per measure
 driven with langgraph-sdk: N threads (10, 50, 200) each ask for ``--calls`` model calls
 (a build log read in 1,300-token parts, one tool call per model call), all submitted at
 once. The model is scripted and answers at once, so the server's CPU is all there is. The
-same graph runs without ctxmgr (``plain``) for the ratios. ``bench_server_graphs.py``
+same graph runs without ctxmgr (``plain``) for the ratios (once per N: the window is
+ctxmgr's setting, so the plain graph is the same at every window). ``bench_server_graphs.py``
 wraps both in a middleware that times each model call as the model node sees it.
 
 Per window and graph, per N: wall time and throughput (model calls per second, and
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import platform
 import re
@@ -360,12 +362,18 @@ def main(argv: list[str] | None = None) -> int:
           f"(in-memory runtime), --n-jobs-per-worker {args.jobs}; {args.calls} model calls "
           "per thread; scripted model, answers at once")
     loads: list[Load] = []
+    plain: dict[int, Load] = {}  # the window is ctxmgr's setting: plain runs once per N
     for window in args.windows:
         for graph in args.graphs:
             for threads in args.threads:
-                load = measure(graph, window, threads, args.calls, args.jobs)
-                print(f"  {graph} {window} x{threads}: {load.wall_s:.1f} s, "
-                      f"{load.calls_per_s:.0f} calls/s", file=sys.stderr)
+                if graph == "plain" and threads in plain:
+                    load = dataclasses.replace(plain[threads], window=window)
+                else:
+                    load = measure(graph, window, threads, args.calls, args.jobs)
+                    print(f"  {graph} {window} x{threads}: {load.wall_s:.1f} s, "
+                          f"{load.calls_per_s:.0f} calls/s", file=sys.stderr)
+                if graph == "plain":
+                    plain[threads] = load
                 loads.append(load)
     report(loads)
     if args.profile:
