@@ -19,7 +19,7 @@ from postgres_db import POSTGRES_ENV, create_database, database_uri, drop_databa
 
 __all__ = ["BACKENDS", "POSTGRES_ENV", "Backend", "LoopThread", "create_database",
            "database_uri", "drop_database", "open_async"]
-BACKENDS = ["memory", "sqlite", "async-sqlite", "postgres", "async-postgres"]
+BACKENDS = ["memory", "sqlite", "async-sqlite", "postgres", "async-postgres", "redis"]
 
 _T = TypeVar("_T")
 

@@ -32,6 +32,7 @@ RUN_ELSEWHERE = {
     "LangGraphStore(pg)": "tests/langgraph_adapter/test_langgraph_store.py (needs PostgreSQL)",
     "create_deep_agent(": "tests/langgraph_adapter/test_multi_agent_examples.py",
     "AgentWorkflow(": "tests/llamaindex_adapter/test_agent_workflow.py",
+    "RedisKVStore(redis_uri": "tests/llamaindex_adapter/test_llamaindex_redis.py (needs Redis)",
 }
 """Blocks run by the adapters' own tests: they need their framework or a database."""
 

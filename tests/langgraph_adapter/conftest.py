@@ -74,8 +74,35 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
             uri = request.getfixturevalue("postgres_uri")
             base = stack.enter_context(PostgresStore.from_conn_string(uri))
             base.setup()
+        elif name == "redis":
+            from langgraph.store.redis import RedisStore
+
+            uri = request.getfixturevalue("valkey_uri")
+            base = stack.enter_context(RedisStore.from_conn_string(uri))
+            base.setup()
         else:
             target = (str(tmp_path / "s.db") if name == "async-sqlite"
                       else request.getfixturevalue("postgres_uri"))
             base = loop.run(open_async(stack, loop, name, target))
         yield Backend(name=name, base=base, loop=loop)
+
+
+@pytest.fixture(scope="session")
+def valkey_server() -> Iterator[str]:
+    """A Valkey with RedisJSON and RediSearch (what LangGraph's RedisStore needs) for this
+    worker alone: RediSearch indexes only database 0, so workers cannot share a server by
+    database number. Started with scripts/valkey.sh (it fetches Valkey and the modules
+    once); ``CTXMGR_TEST_VALKEY_URI`` names a server of your own instead (one worker)."""
+    from redis_db import valkey_for_this_worker
+
+    yield from valkey_for_this_worker()
+
+
+@pytest.fixture
+def valkey_uri(valkey_server: str) -> str:
+    """The worker's Valkey, emptied before the test."""
+    import redis
+
+    with redis.Redis.from_url(valkey_server) as client:
+        client.flushdb()
+    return valkey_server

@@ -51,3 +51,24 @@ def postgres_kvstore(_postgres_kvstore: Any, postgres_kv_database: str) -> Any:
     with psycopg.connect(postgres_kv_database, autocommit=True) as conn:
         conn.execute("TRUNCATE public.data_kv")
     return _postgres_kvstore
+
+
+@pytest.fixture(scope="session")
+def redis_kv_uri() -> str:
+    """This worker's Redis database (Debian's redis-server, started by scripts/test.sh)."""
+    from redis_db import redis_uri
+
+    return redis_uri()
+
+
+@pytest.fixture
+def redis_kvstore(redis_kv_uri: str) -> Iterator[Any]:
+    """A ``RedisKVStore`` on the worker's database, emptied before the test."""
+    import redis
+    from llama_index.storage.kvstore.redis import RedisKVStore
+
+    with redis.Redis.from_url(redis_kv_uri) as client:
+        client.flushdb()
+    kv = RedisKVStore(redis_uri=redis_kv_uri)  # a sync and an async client, as users make it
+    yield kv
+    kv._redis_client.close()

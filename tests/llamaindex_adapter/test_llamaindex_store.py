@@ -1,5 +1,6 @@
 """LlamaIndexKVStore: ctxmgr's Store contract on LlamaIndex key-value stores
-(SimpleKVStore in memory, PostgresKVStore on a real PostgreSQL), sync and async."""
+(SimpleKVStore in memory, PostgresKVStore on a real PostgreSQL, RedisKVStore on Debian's
+redis-server), sync and async."""
 
 from __future__ import annotations
 
@@ -22,11 +23,11 @@ from ctxmgr.store import Namespace
 from ctxmgr_llamaindex import LlamaIndexKVStore
 
 
-@pytest.fixture(params=["simple", "postgres"])
+@pytest.fixture(params=["simple", "postgres", "redis"])
 def kvstore(request: pytest.FixtureRequest) -> BaseKVStore:
     if request.param == "simple":
         return SimpleKVStore()
-    kv: BaseKVStore = request.getfixturevalue("postgres_kvstore")
+    kv: BaseKVStore = request.getfixturevalue(f"{request.param}_kvstore")
     return kv
 
 
@@ -36,7 +37,8 @@ def store(kvstore: BaseKVStore) -> Store:
 
 
 class TestLlamaIndexKVStoreConformance(StoreConformance):
-    """The core's Store suite (tests/store_conformance.py) on SimpleKVStore and Postgres."""
+    """The core's Store suite (tests/store_conformance.py) on SimpleKVStore, Postgres and
+    Redis."""
 
 
 def test_a_namespace_is_one_collection_and_text_stays_readable(kvstore: BaseKVStore) -> None:

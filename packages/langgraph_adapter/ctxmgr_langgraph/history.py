@@ -31,6 +31,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 __all__ = ["MessageCache"]
 
 DEFAULT_MAX_ENTRIES = 200_000
+_ANONYMOUS_KEPT = 256
 
 Parts = tuple[BaseMessage, ...]
 
@@ -47,14 +48,19 @@ class MessageCache:
         self.max_entries = max_entries
         self._in: dict[str, tuple[Parts, Message]] = {}
         self._out: dict[str, tuple[Message, Parts]] = {}
+        self._anonymous: dict[Any, tuple[BaseMessage, Message]] = {}
+        """Messages without an id, by type and text (a request's system prompt, made anew
+        for every call with the same text)."""
         self._lock = threading.Lock()
 
     def to_neutral(self, messages: Sequence[BaseMessage]) -> list[Message]:
         """ctxmgr messages for ``messages`` (ids kept), converting only what is new.
 
         A message without an id (LangGraph's reducer gives every message in the state
-        one; a request may add some) gets the converter's content-derived id and is
-        converted on every call.
+        one; a request may add some) gets the converter's content-derived id; an equal
+        one again (a request's system prompt) reuses that conversion. A message
+        :meth:`to_langchain` made that comes back as the same object (what the model was
+        sent) reuses its source.
         """
         out: list[Message] = []
         run: list[BaseMessage] = []
@@ -65,6 +71,14 @@ class MessageCache:
             hit = known.get(lc.id) if lc.id else None
             if hit is not None and not run and hit[0][0] is lc and len(hit[0]) == 1:
                 out.append(hit[1])  # the common case: the very object seen last time
+                i += 1
+                continue
+            given = self._given_out(lc)
+            if given is not None:  # a message this cache made, back as the same object
+                if run:
+                    out.extend(self._convert_in(run))
+                    run = []
+                out.append(given)
                 i += 1
                 continue
             same = _same(hit[0], messages, i) if hit is not None else None
@@ -83,6 +97,19 @@ class MessageCache:
             out.extend(self._convert_in(run))
         return out
 
+    def _given_out(self, lc: BaseMessage) -> Message | None:
+        """The ctxmgr message ``lc`` was made from, when ``lc`` is the very object
+        :meth:`parts` gave out for it (a stand-in, a hint), or an equal message without
+        an id was converted before (a request's system prompt); else ``None``."""
+        if lc.id:
+            back = self._out.get(lc.id)
+            if back is not None and len(back[1]) == 1 and back[1][0] is lc:
+                return back[0]
+            return None
+        anonymous = self._anonymous.get(_anonymous_key(lc))
+        return (anonymous[1] if anonymous is not None
+                and (anonymous[0] is lc or anonymous[0] == lc) else None)
+
     def _convert_in(self, run: list[BaseMessage]) -> list[Message]:
         converted = from_langchain(run)
         entries: list[tuple[Parts, Message]] = []
@@ -100,6 +127,10 @@ class MessageCache:
                 for parts_, m in entries:
                     if parts_ and parts_[0].id == m.id:
                         self._in[m.id] = (parts_, m)
+                    elif len(parts_) == 1 and not parts_[0].id:
+                        if len(self._anonymous) >= _ANONYMOUS_KEPT:
+                            self._anonymous.clear()
+                        self._anonymous[_anonymous_key(parts_[0])] = (parts_[0], m)
         return converted
 
     def to_langchain(self, messages: Sequence[Message]) -> list[BaseMessage]:
@@ -133,6 +164,13 @@ class MessageCache:
 
     def __len__(self) -> int:
         return len(self._in)
+
+
+def _anonymous_key(message: BaseMessage) -> Any:
+    """What finds a message without an id again: its type and text (an equal message is
+    checked on a hit), or the object itself when its content is not plain text."""
+    content = message.content
+    return (message.type, content) if isinstance(content, str) else id(message)
 
 
 def _same(parts: Parts, messages: Sequence[BaseMessage], i: int) -> bool | None:

@@ -207,8 +207,9 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
                 return self.sessions.received(call.turn.state, sent, tools=request.tools,
                                               **where)
 
-            unseen = self.sessions.sent_to_model(call.turn.state, expected=expected,
-                                                 sent=sent, **where)
+            if not _same_messages(sent, expected):  # else nothing was added: skip counting
+                unseen = self.sessions.sent_to_model(call.turn.state, expected=expected,
+                                                     sent=sent, **where)
         changes = self.sessions.usage(context, answer, call.turn.sent_tokens,
                                       received=received)
         changes.update(unseen)
@@ -223,6 +224,13 @@ class ContextMiddleware(ThreadDeletion, AgentMiddleware[ContextMiddlewareState, 
         if not update:
             return response
         return ExtendedModelResponse(model_response=response, command=Command(update=update))
+
+
+def _same_messages(sent: list[BaseMessage], expected: list[BaseMessage]) -> bool:
+    """Whether the model received the very messages ContextMiddleware prepared (what
+    happens when no middleware inside it changed the request)."""
+    return len(sent) == len(expected) and all(a is b for a, b in zip(sent, expected,
+                                                                     strict=True))
 
 
 def _context(request: ModelRequest[Any]) -> Mapping[str, Any] | None:

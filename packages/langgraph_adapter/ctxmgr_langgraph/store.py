@@ -20,13 +20,20 @@ Three things differ from ctxmgr's own stores, and are handled here:
   memos or summaries on any backend. Memo writes hold :meth:`LangGraphStore.lock`, which
   keeps the memo cap exact and two writes of one key whole. On ``PostgresStore`` and
   ``AsyncPostgresStore`` that is a PostgreSQL advisory lock
-  (:class:`~ctxmgr.store.AdvisoryLock`), for workers in every process on every machine;
-  on a ``SqliteStore`` or ``AsyncSqliteStore`` opened on a file, lock files next to it
+  (:class:`~ctxmgr.store.AdvisoryLock`), for workers in every process on every machine,
+  and on ``RedisStore`` and ``AsyncRedisStore`` a lock key with a lease
+  (:class:`~ctxmgr.store.RedisLock`); on a ``SqliteStore`` or ``AsyncSqliteStore`` opened
+  on a file, lock files next to it
   (:class:`~ctxmgr.store.FileLocks`, ``<database>.ctxmgr-locks/``) do the same for the
   processes of that machine. ``InMemoryStore`` lives in one process, where the default
   lock is enough. On any other backend the lock covers this process only, and a warning
   says once what that leaves open (see ``MemoStore``: the cap is re-counted after each
   write, so it is not passed, but two racers for the last place may both be refused).
+* LangGraph's ``RedisStore`` (langgraph-checkpoint-redis 0.5) finds no item whose
+  namespace is longer than 125 characters (:data:`REDIS_NAMESPACE_CHARS`): ctxmgr refuses
+  such a namespace with a ``StoreError`` saying to shorten the project, rather than write
+  what could not be read back; and it answers at most 10 gets of one batch
+  (:data:`REDIS_BATCH_GETS`): ctxmgr asks it 10 at a time.
 * A store's TTL (``ttl={"default_ttl": minutes, "refresh_on_read": ...}``) applies to
   ctxmgr's items as to the graph's own: an offload not read for that long expires, and
   ``context_reload`` then says it is gone. Without one, items stay until deleted
@@ -47,6 +54,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any, TypeVar
 
 from ctxmgr import ConfigError, Store
@@ -57,6 +65,7 @@ from ctxmgr.session.kit import (
     AdvisoryLock,
     FileLocks,
     Namespace,
+    RedisLock,
     SharedLockChoice,
     StoreError,
     blob_from_json,
@@ -76,7 +85,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
 
 __all__ = ["DEFAULT_PREFIX", "LangGraphStore", "ephemeral_store", "postgres_lock",
-           "resolve_store", "run_keeps_history_in_memory", "sqlite_lock"]
+           "redis_lock", "resolve_store", "run_keeps_history_in_memory", "sqlite_lock"]
 
 DEFAULT_PREFIX: tuple[str, ...] = ("ctxmgr",)
 """The namespace labels in front of ctxmgr's, apart from the graph's own data."""
@@ -133,6 +142,8 @@ class LangGraphStore(Store):
         self._lock_timeout_s = check_lock_timeout(lock_timeout_s)
         self._sync_only = False  # set once the store's async methods say they do not exist
         self._shared_lock = SharedLockChoice(self._choose_lock)
+        self._max_path_chars = _max_namespace_chars(store)
+        self._max_batch_gets = REDIS_BATCH_GETS if self._max_path_chars is not None else None
 
     @property
     def base_store(self) -> BaseStore:
@@ -152,6 +163,18 @@ class LangGraphStore(Store):
         """The LangGraph namespace of a ctxmgr one: prefix, project, kind, session."""
         return (*self._prefix, *(_escape(label) for label in
                                  (namespace.project, namespace.kind, namespace.session)))
+
+    def _data_path(self, namespace: Namespace) -> tuple[str, ...]:
+        """:meth:`path`, refused when the backend would lose items under it (a RedisStore
+        finds no item whose namespace is longer than its RediSearch tags hold)."""
+        path = self.path(namespace)
+        if self._max_path_chars is not None and len(".".join(path)) > self._max_path_chars:
+            raise StoreError(
+                f"{type(self._store).__name__} cannot find items under a namespace longer "
+                f"than {self._max_path_chars} characters (its search index's tags are cut "
+                f"there), and {'/'.join(path)} has {len('.'.join(path))}: give a shorter "
+                "project (AutoContextConfig(project=...)) or prefix")
+        return path
 
     def namespace_of(self, path: Sequence[str]) -> Namespace | None:
         """The ctxmgr namespace a LangGraph one stands for, or ``None`` if it is not one."""
@@ -188,7 +211,7 @@ class LangGraphStore(Store):
 
     def get(self, namespace: Namespace, key: str) -> bytes | None:
         self.check_key(key)
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         item = self._sync("read", namespace, key,
                           lambda s: s.get(path, key))
         return self._decode(item, namespace, key)
@@ -199,24 +222,27 @@ class LangGraphStore(Store):
             self.check_key(key)
         if not keys:
             return {}
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         refresh = (getattr(self._store, "ttl_config", None) or {}).get("refresh_on_read", True)
-        items = self._sync("read", namespace, None, lambda s: s.batch(
-            [GetOp(path, key, refresh) for key in keys]))
-        return {key: self._decode(item, namespace, key)  # type: ignore[arg-type]
+        size = self._max_batch_gets or len(keys)
+        items: list[Any] = []
+        for start in range(0, len(keys), size):
+            ops = [GetOp(path, key, refresh) for key in keys[start:start + size]]
+            items += self._sync("read", namespace, None, partial(_batch, ops=ops))
+        return {key: self._decode(item, namespace, key)
                 for key, item in zip(keys, items, strict=True)}
 
     def put(self, namespace: Namespace, key: str, data: bytes) -> None:
         self.check_key(key)
         value = blob_to_json(bytes(memoryview(data)))  # TypeError for str and int
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         # index=False: never embed a blob, even in a store set up for semantic search;
         # no ttl: the store's own default applies (none unless the user set one)
         self._sync("write", namespace, key, lambda s: s.put(path, key, value, index=False))
 
     def delete(self, namespace: Namespace, key: str) -> bool:
         self.check_key(key)
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         if self._sync("read", namespace, key,
                       lambda s: s.get(path, key)) is None:
             return False
@@ -224,7 +250,7 @@ class LangGraphStore(Store):
         return True
 
     def keys(self, namespace: Namespace) -> list[str]:
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         items = self._all(lambda limit: self._sync(
             "list", namespace, None, lambda s: s.search(path, limit=limit)))
         return self._keys_of(items, path)
@@ -238,9 +264,10 @@ class LangGraphStore(Store):
         return self._namespaces_of(paths)
 
     def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
-        """Hold off other writers of ``namespace``: on PostgreSQL, in every process and on
-        every machine (an advisory lock); on a SQLite file, in every process of the machine
-        (lock files); on other backends, in this process only (see the module doc).
+        """Hold off other writers of ``namespace``: on PostgreSQL and Redis, in every process
+        and on every machine (an advisory lock; a lock key with a lease); on a SQLite file,
+        in every process of the machine (lock files); on other backends, in this process
+        only (see the module doc).
 
         Raises:
             StoreError: the lock could not be taken.
@@ -248,17 +275,18 @@ class LangGraphStore(Store):
         shared = self._shared_lock.get()
         return super().lock(namespace) if shared is None else shared.hold(namespace)
 
-    def _choose_lock(self) -> AdvisoryLock | FileLocks | None:
+    def _choose_lock(self) -> AdvisoryLock | FileLocks | RedisLock | None:
         scope = "/".join(self._prefix)
         chosen = (postgres_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s)
-                  or sqlite_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s))
+                  or sqlite_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s)
+                  or redis_lock(self._store, scope=scope, timeout_s=self._lock_timeout_s))
         in_one_process = (isinstance(self._store, GraphInMemoryStore)
                           or _sqlite_file(self._store) == "")
         if chosen is None and not in_one_process:
             logger.warning(
                 "%s: ctxmgr cannot lock a %s across processes. %s To rule that out, give "
-                "workers that share one session a PostgresStore, a SqliteStore on a file "
-                "(one machine) or one process",
+                "workers that share one session a PostgresStore, a RedisStore, a SqliteStore "
+                "on a file (one machine) or one process",
                 self, type(self._store).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
         return chosen
 
@@ -267,7 +295,7 @@ class LangGraphStore(Store):
     async def aget(self, namespace: Namespace, key: str) -> bytes | None:
         """Async twin of :meth:`get`."""
         self.check_key(key)
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         item = await self._async("read", namespace, key,
                                  lambda s: s.aget(path, key),
                                  lambda: self._store.get(path, key))
@@ -277,7 +305,7 @@ class LangGraphStore(Store):
         """Async twin of :meth:`put`."""
         self.check_key(key)
         value = blob_to_json(bytes(memoryview(data)))
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         await self._async("write", namespace, key,
                           lambda s: s.aput(path, key, value, index=False),
                           lambda: self._store.put(path, key, value, index=False))
@@ -285,7 +313,7 @@ class LangGraphStore(Store):
     async def adelete(self, namespace: Namespace, key: str) -> bool:
         """Async twin of :meth:`delete`."""
         self.check_key(key)
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         if await self._async("read", namespace, key,
                              lambda s: s.aget(path, key),
                              lambda: self._store.get(path, key)) is None:
@@ -296,7 +324,7 @@ class LangGraphStore(Store):
 
     async def akeys(self, namespace: Namespace) -> list[str]:
         """Async twin of :meth:`keys`."""
-        path = self.path(namespace)
+        path = self._data_path(namespace)
         items = await self._aall(lambda limit: self._async(
             "list", namespace, None,
             lambda s: s.asearch(path, limit=limit),
@@ -418,6 +446,59 @@ def postgres_lock(store: BaseStore, *, scope: str,
              f"{info.get('dbname', '')}")
     return AdvisoryLock(lambda: psycopg.connect(conninfo, autocommit=True), scope=scope,
                         where=where, timeout_s=timeout_s)
+
+
+REDIS_NAMESPACE_CHARS = 125
+"""The longest namespace (labels joined by ``.``) whose items LangGraph's RedisStore finds
+again (langgraph-checkpoint-redis 0.5.2 on RediSearch 2.10: at 126 characters a put
+succeeds and every get, search and delete misses the item)."""
+
+
+REDIS_BATCH_GETS = 10
+"""The most gets of one namespace LangGraph's RedisStore answers in one ``batch`` (0.5.2:
+one search per namespace, at RediSearch's default limit of 10 results; the other gets
+come back ``None``), so :meth:`LangGraphStore.get_many` asks it 10 at a time."""
+
+
+def _batch(store: BaseStore, *, ops: list[GetOp]) -> list[Any]:
+    """``store.batch(ops)``; on an async-only store, its ``abatch`` on the loop it was made
+    on, as LangGraph's own sync methods do (``AsyncRedisStore.batch`` in
+    langgraph-checkpoint-redis 0.5.2 looks for a loop in the calling thread and fails)."""
+    loop = getattr(store, "_loop", None) if isinstance(store, AsyncBatchedBaseStore) else None
+    if loop is None:
+        return list(store.batch(ops))
+    return list(asyncio.run_coroutine_threadsafe(store.abatch(ops), loop).result())
+
+
+def _max_namespace_chars(store: BaseStore) -> int | None:
+    try:
+        from langgraph.store.redis import AsyncRedisStore, RedisStore
+    except ImportError:  # langgraph-checkpoint-redis not installed
+        return None
+    return REDIS_NAMESPACE_CHARS if isinstance(store, RedisStore | AsyncRedisStore) else None
+
+
+def redis_lock(store: BaseStore, *, scope: str, timeout_s: float = 10.0) -> RedisLock | None:
+    """A lock key with a lease on the server of a ``RedisStore`` or ``AsyncRedisStore``
+    (langgraph-checkpoint-redis; ``None`` for any other store), taken with a sync client
+    on the store's connection settings."""
+    try:
+        import redis
+        from langgraph.store.redis import AsyncRedisStore, RedisStore
+    except ImportError:  # langgraph-checkpoint-redis not installed
+        return None
+    if not isinstance(store, RedisStore | AsyncRedisStore):
+        return None
+    client = getattr(store, "_redis", None)
+    if client is None:
+        return None
+    info = dict(client.connection_pool.connection_kwargs)
+    if not isinstance(client, redis.Redis):  # an async client: a sync one beside it
+        kept = ("host", "port", "db", "username", "password", "path", "ssl")
+        client = redis.Redis(**{k: v for k, v in info.items() if k in kept})
+    where = (f"Redis {info['path']}" if "path" in info else
+             f"Redis {info.get('host', 'localhost')}:{info.get('port', 6379)}/{info.get('db', 0)}")
+    return RedisLock(client, scope=scope, where=where, timeout_s=timeout_s)
 
 
 def sqlite_lock(store: BaseStore, *, scope: str, timeout_s: float = 10.0) -> FileLocks | None:

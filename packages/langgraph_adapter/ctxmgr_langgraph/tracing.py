@@ -56,9 +56,15 @@ def _payload(event: CompressionEvent, session: str) -> dict[str, Any]:
 
 
 def _has_parent_run(config: Mapping[str, Any] | None) -> bool:
-    """A config whose callbacks belong to a run (what a custom event is attached to)."""
+    """A config whose callbacks belong to a run (what a custom event is attached to) and
+    include a handler that takes custom events (else there is no one to tell, and the
+    events are not built)."""
     callbacks = None if config is None else config.get("callbacks")
-    return getattr(callbacks, "parent_run_id", None) is not None
+    if getattr(callbacks, "parent_run_id", None) is None:
+        return False
+    handlers = getattr(callbacks, "handlers", None)
+    return handlers is None or any(not getattr(h, "ignore_custom_event", False)
+                                   for h in handlers)
 
 
 def dispatch_compressions(events: Sequence[CompressionEvent], config: RunnableConfig | None,

@@ -12,9 +12,10 @@ database as ``{"encoding": "utf-8", "data": <text>}``; other bytes are base64.
 Each memo's index entry is a key of its own, so workers never lose each other's memos or
 summaries on any backend. Memo writes hold :meth:`LlamaIndexKVStore.lock`, which keeps
 the memo cap exact and two writes of one key whole. On a ``PostgresKVStore`` that is a
-PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), for workers in every
-process on every machine; the in-memory stores live in one process, where the default
-lock is enough. On any other backend the lock covers this process only, and a warning
+PostgreSQL advisory lock (:class:`~ctxmgr.store.AdvisoryLock`), on a ``RedisKVStore`` a
+lock key with a lease (:class:`~ctxmgr.store.RedisLock`), for workers in every process
+on every machine; the in-memory stores live in one process, where the default lock is
+enough. On any other backend the lock covers this process only, and a warning
 says once what that leaves open (see ``MemoStore``: the cap is re-counted after each
 write, so it is not passed, but two racers for the last place may both be refused).
 
@@ -40,6 +41,7 @@ from ctxmgr.session.kit import (
     MEMO_WRITES_WITHOUT_SHARED_LOCK,
     AdvisoryLock,
     Namespace,
+    RedisLock,
     SharedLockChoice,
     StoreError,
     blob_from_json,
@@ -53,7 +55,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError(
         'ctxmgr_llamaindex needs LlamaIndex: pip install ".[llamaindex]"') from exc
 
-__all__ = ["DEFAULT_KV_PREFIX", "LlamaIndexKVStore", "postgres_kv_lock"]
+__all__ = ["DEFAULT_KV_PREFIX", "LlamaIndexKVStore", "postgres_kv_lock", "redis_kv_lock"]
 
 DEFAULT_KV_PREFIX = "ctxmgr"
 """The first part of every collection name, apart from the application's own data."""
@@ -151,9 +153,9 @@ class LlamaIndexKVStore(Store):
         return sorted(k for k in found if self.is_valid_key(k))
 
     def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
-        """Hold off other writers of ``namespace``: on PostgreSQL, in every process and on
-        every machine (an advisory lock); on other backends, in this process only (see the
-        module doc).
+        """Hold off other writers of ``namespace``: on PostgreSQL and Redis, in every process
+        and on every machine (an advisory lock; a lock key with a lease); on other backends,
+        in this process only (see the module doc).
 
         Raises:
             StoreError: the lock could not be taken.
@@ -161,13 +163,15 @@ class LlamaIndexKVStore(Store):
         shared = self._shared_lock.get()
         return super().lock(namespace) if shared is None else shared.hold(namespace)
 
-    def _choose_lock(self) -> AdvisoryLock | None:
-        chosen = postgres_kv_lock(self._kv, scope=self._prefix, timeout_s=self._lock_timeout_s)
+    def _choose_lock(self) -> AdvisoryLock | RedisLock | None:
+        chosen = (postgres_kv_lock(self._kv, scope=self._prefix, timeout_s=self._lock_timeout_s)
+                  or redis_kv_lock(self._kv, scope=self._prefix,
+                                   timeout_s=self._lock_timeout_s))
         if chosen is None and not self._always_lock:
             logger.warning(
                 "%s: ctxmgr cannot lock a %s across processes. %s To rule that out, give "
-                "workers that share one session a PostgresKVStore (or one process)",
-                self, type(self._kv).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
+                "workers that share one session a PostgresKVStore or a RedisKVStore (or one "
+                "process)", self, type(self._kv).__name__, MEMO_WRITES_WITHOUT_SHARED_LOCK)
         return chosen
 
     # --- async twins ------------------------------------------------------------------
@@ -273,3 +277,24 @@ def postgres_kv_lock(kvstore: BaseKVStore, *, scope: str,
     url = engine.url
     return AdvisoryLock(connect, scope=scope, timeout_s=timeout_s,
                         where=f"PostgreSQL {url.host}:{url.port or 5432}/{url.database}")
+
+
+def redis_kv_lock(kvstore: BaseKVStore, *, scope: str,
+                  timeout_s: float = 10.0) -> RedisLock | None:
+    """A lock key with a lease on the server of a ``RedisKVStore`` (``None`` for any other
+    key-value store), taken through the store's own sync client."""
+    try:
+        from llama_index.storage.kvstore.redis import (  # type: ignore[import-untyped]
+            RedisKVStore,
+        )
+    except ImportError:  # llama-index-storage-kvstore-redis not installed
+        return None
+    if not isinstance(kvstore, RedisKVStore):
+        return None
+    client = getattr(kvstore, "_redis_client", None)
+    if client is None:
+        return None
+    info = client.connection_pool.connection_kwargs
+    where = (f"Redis {info.get('host', 'localhost')}:{info.get('port', 6379)}/"
+             f"{info.get('db', 0)}" if "path" not in info else f"Redis {info['path']}")
+    return RedisLock(client, scope=scope, where=where, timeout_s=timeout_s)

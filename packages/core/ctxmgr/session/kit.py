@@ -13,8 +13,9 @@ it) and the core can move its modules without breaking one:
 * the store contract and its helpers, for a store on the framework's own storage:
   :class:`Namespace`, the blob codec (:data:`BLOB_SHAPE`, :func:`blob_to_json`,
   :func:`blob_from_json`), the locks a memo write takes (:class:`AdvisoryLock`,
-  :class:`FileLocks`, :class:`SharedLockChoice`, :func:`check_lock_timeout`,
-  :data:`MEMO_WRITES_WITHOUT_SHARED_LOCK`), :func:`delete_session` and
+  :class:`FileLocks`, :class:`RedisLock`, :class:`SharedLockChoice`,
+  :func:`check_lock_timeout`, :data:`MEMO_WRITES_WITHOUT_SHARED_LOCK`),
+  :func:`delete_session` and
   :func:`project_dir_name`;
 * the errors adapters raise or report, the event callback type, the offload tags'
   pattern and the marker that tells ctxmgr's own stand-ins, the compressor's type (what
@@ -39,7 +40,14 @@ from ctxmgr.messages import (
     thaw,
 )
 from ctxmgr.settings import home
-from ctxmgr.store import AdvisoryLock, FileLocks, Namespace, delete_session, project_dir_name
+from ctxmgr.store import (
+    AdvisoryLock,
+    FileLocks,
+    Namespace,
+    RedisLock,
+    delete_session,
+    project_dir_name,
+)
 from ctxmgr.store.advisory_lock import check_lock_timeout
 from ctxmgr.store.json_values import BLOB_SHAPE, blob_from_json, blob_to_json
 from ctxmgr.store.shared_lock import SharedLockChoice
@@ -58,6 +66,7 @@ __all__ = [
     "InvalidMessageError",
     "InvalidStateError",
     "Namespace",
+    "RedisLock",
     "Role",
     "SharedLockChoice",
     "StableIds",

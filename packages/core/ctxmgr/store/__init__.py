@@ -7,9 +7,10 @@ from ctxmgr.store.base import Namespace, Store
 from ctxmgr.store.file_locks import FileLocks
 from ctxmgr.store.files import FileStore, project_dir_name
 from ctxmgr.store.memory import InMemoryStore
+from ctxmgr.store.redis_lock import RedisLock
 from ctxmgr.store.retention import PruneReport, delete_session, prune_file_store
 from ctxmgr.store.retry import DEFAULT_STORE_RETRY, StoreRetry, store_error
 
 __all__ = ["AdvisoryLock", "DEFAULT_STORE_RETRY", "FileLocks", "FileStore", "InMemoryStore",
-           "Namespace", "PruneReport", "Store", "StoreRetry", "delete_session", "project_dir_name",
-           "prune_file_store", "store_error"]
+           "Namespace", "PruneReport", "RedisLock", "Store", "StoreRetry", "delete_session",
+           "project_dir_name", "prune_file_store", "store_error"]
