@@ -122,10 +122,12 @@ class UserTurns:
                       if i in lay.user_turns or i == lay.latest_user}
         reading = _Reading.of(statements)
         ends = [i for i in movable[1:] if i < limit] + [limit]
-        chosen = self._fitting(ctx, start, ends, reading)
+        chosen, fitted_id, fitted = self._fitting(ctx, start, ends, reading)
         quoted = _Quoted()
 
         def build(answer: str | None, offload_id: str) -> tuple[Message, ...]:
+            if not ctx.quotes and offload_id == fitted_id:
+                return (fitted,)  # the note the end was chosen with: built from the same
             note, _ = self._stand_in(ctx, start, chosen, offload_id, reading,
                                      answer=answer, quoted=quoted)
             return (note,)
@@ -140,17 +142,18 @@ class UserTurns:
                      falls_back=True, report=lambda: _report(quoted))]
 
     def _fitting(self, ctx: StrategyContext, start: int, ends: Sequence[int],
-                 reading: _Reading) -> int:
+                 reading: _Reading) -> tuple[int, str, Message]:
         """:meth:`_end`, or where a note first fits if its estimate did not (each further
-        end tried with the note built for it; the last end when none fits)."""
+        end tried with the note built for it; the last end when none fits); with the
+        offload id of its range and the reader's note built for it."""
         chosen = self._end(ctx, start, ends, reading)
         for end in [chosen, *(e for e in ends if e > chosen)]:
             offload_id = OffloadStore.id_for(ctx.messages[start:end])
             note, _ = self._stand_in(ctx, start, end, offload_id, reading)
             old = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
             if ctx.tokens - old + ctx.counter.count(note) <= ctx.config.budget_tokens:
-                return end
-        return ends[-1]
+                return end, offload_id, note
+        return end, offload_id, note  # the last end: none fits
 
     def _end(self, ctx: StrategyContext, start: int, ends: Sequence[int],
              reading: _Reading) -> int:
