@@ -226,16 +226,12 @@ class UserTurns:
         chars = cfg.user_note_limit
         fits: tuple[int, Message, list[Statement]] | None = None  # the most chars that fit
         over: int | None = None  # the fewest that did not
+        built: dict[str, tuple[Message, int]] = {}  # by the user's text (many sizes hold one)
         while True:
             text, held = user_note(standing, chars, score=score)
-            record = max(0, min(cfg.record_limit, room * CHARS_PER_TOKEN - len(text)))
-            note = summary_message(replaced, text, offload_id, by=self, role="user",
-                                   record_chars=record, agent_text=False)
-            tokens = ctx.counter.count(note)
-            if tokens > room and record:  # the user's words before the record
-                note = summary_message(replaced, text, offload_id, by=self, role="user",
-                                       agent_text=False)
-                tokens = ctx.counter.count(note)
+            if text not in built:
+                built[text] = self._sized(ctx, replaced, text, offload_id, room)
+            note, tokens = built[text]
             if tokens <= room or chars <= 0:
                 fits = (chars, note, held)
             else:
@@ -246,6 +242,22 @@ class UserTurns:
                 return fits[1], fits[2]
             chars = ((fits[0] + over) // 2 if fits is not None and over is not None
                      else max(0, min(chars - 1, int(chars * room / tokens * 0.95))))
+
+
+    def _sized(self, ctx: StrategyContext, replaced: Sequence[Message], text: str,
+               offload_id: str, room: int) -> tuple[Message, int]:
+        """The note holding ``text`` and the record of ``replaced`` in the characters the
+        room leaves beside it, or without the record when the two do not fit; and its
+        tokens."""
+        record = max(0, min(ctx.config.record_limit, room * CHARS_PER_TOKEN - len(text)))
+        note = summary_message(replaced, text, offload_id, by=self, role="user",
+                               record_chars=record, agent_text=False)
+        tokens = ctx.counter.count(note)
+        if tokens > room and record:  # the user's words before the record
+            note = summary_message(replaced, text, offload_id, by=self, role="user",
+                                   agent_text=False)
+            tokens = ctx.counter.count(note)
+        return note, tokens
 
 
 @dataclass(frozen=True, slots=True)
