@@ -25,7 +25,7 @@ from ctxmgr.autocontext.marker import CompressedMarker, tagged_size, with_sized_
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.paging import LineCounts, line_counts
 from ctxmgr.autocontext.reload import reloaded_size, render_reloaded
-from ctxmgr.autocontext.rounds import layout
+from ctxmgr.autocontext.rounds import Layout, layout
 from ctxmgr.autocontext.strategies import (
     STRATEGIES,
     Plan,
@@ -125,6 +125,7 @@ class _Pass:
         self.quotes = quotes  # the summarizer can quote: it writes the note of the user's words
         self.store_error: StoreError | None = None  # the latest failure of the offload store
         self._store_failures = 0  # consecutive steps the store failed
+        self._layout: Layout | None = None  # of self.work as it stands (None: not built yet)
 
     def store_down(self) -> bool:
         """The store failed :data:`_STORE_FAILURES_TO_STOP` steps in a row: no later step
@@ -152,8 +153,9 @@ class _Pass:
         return self.tokens <= self.config.target_tokens and not strategy.reduces_count
 
     def context(self) -> StrategyContext:
-        return StrategyContext(messages=self.work, layout=layout(self.work, self.config,
-                                                                 self.counter),
+        if self._layout is None:  # every strategy reads it; only an applied plan changes it
+            self._layout = layout(self.work, self.config, self.counter)
+        return StrategyContext(messages=self.work, layout=self._layout,
                                config=self.config, counter=self.counter, tokens=self.tokens,
                                visible=self.visible, load=self.offload.load,
                                quotes=self.quotes)
@@ -242,6 +244,7 @@ class _Pass:
         cut = self._cache_cut(plan.start)
         self.visible.replace(plan.start, plan.end, stand_in)
         self.work[plan.start:plan.end] = stand_in
+        self._layout = None
         self.edited_from = min(self.edited_from, plan.start)
         before, self.tokens = self.tokens, self.tokens - old + new
         self._emit(CompressionEvent(

@@ -73,6 +73,8 @@ def _note(ctx: StrategyContext, start: int, end: int, text: str, offload_id: str
         return bare
     old = sum(counter.count(m) for m in replaced)
     bare_tokens = counter.count(bare)
+    if bare_tokens >= old:
+        return bare  # no smaller than the run (a short answer): the pass leaves it as it is
     room = cfg.budget_tokens - (ctx.tokens - old + bare_tokens)
     chars = min(cfg.identifiers_limit, room * CHARS_PER_TOKEN)
     elsewhere = ctx.elsewhere(start, end)

@@ -122,10 +122,12 @@ class UserTurns:
                       if i in lay.user_turns or i == lay.latest_user}
         reading = _Reading.of(statements)
         ends = [i for i in movable[1:] if i < limit] + [limit]
-        chosen = self._fitting(ctx, start, ends, reading)
+        chosen, fitted_id, fitted = self._fitting(ctx, start, ends, reading)
         quoted = _Quoted()
 
         def build(answer: str | None, offload_id: str) -> tuple[Message, ...]:
+            if not ctx.quotes and offload_id == fitted_id:
+                return (fitted,)  # the note the end was chosen with: built from the same
             note, _ = self._stand_in(ctx, start, chosen, offload_id, reading,
                                      answer=answer, quoted=quoted)
             return (note,)
@@ -140,17 +142,18 @@ class UserTurns:
                      falls_back=True, report=lambda: _report(quoted))]
 
     def _fitting(self, ctx: StrategyContext, start: int, ends: Sequence[int],
-                 reading: _Reading) -> int:
+                 reading: _Reading) -> tuple[int, str, Message]:
         """:meth:`_end`, or where a note first fits if its estimate did not (each further
-        end tried with the note built for it; the last end when none fits)."""
+        end tried with the note built for it; the last end when none fits); with the
+        offload id of its range and the reader's note built for it."""
         chosen = self._end(ctx, start, ends, reading)
         for end in [chosen, *(e for e in ends if e > chosen)]:
             offload_id = OffloadStore.id_for(ctx.messages[start:end])
             note, _ = self._stand_in(ctx, start, end, offload_id, reading)
             old = sum(ctx.counter.count(m) for m in ctx.messages[start:end])
             if ctx.tokens - old + ctx.counter.count(note) <= ctx.config.budget_tokens:
-                return end
-        return ends[-1]
+                return end, offload_id, note
+        return end, offload_id, note  # the last end: none fits
 
     def _end(self, ctx: StrategyContext, start: int, ends: Sequence[int],
              reading: _Reading) -> int:
@@ -223,16 +226,12 @@ class UserTurns:
         chars = cfg.user_note_limit
         fits: tuple[int, Message, list[Statement]] | None = None  # the most chars that fit
         over: int | None = None  # the fewest that did not
+        built: dict[str, tuple[Message, int]] = {}  # by the user's text (many sizes hold one)
         while True:
             text, held = user_note(standing, chars, score=score)
-            record = max(0, min(cfg.record_limit, room * CHARS_PER_TOKEN - len(text)))
-            note = summary_message(replaced, text, offload_id, by=self, role="user",
-                                   record_chars=record, agent_text=False)
-            tokens = ctx.counter.count(note)
-            if tokens > room and record:  # the user's words before the record
-                note = summary_message(replaced, text, offload_id, by=self, role="user",
-                                       agent_text=False)
-                tokens = ctx.counter.count(note)
+            if text not in built:
+                built[text] = self._sized(ctx, replaced, text, offload_id, room)
+            note, tokens = built[text]
             if tokens <= room or chars <= 0:
                 fits = (chars, note, held)
             else:
@@ -243,6 +242,22 @@ class UserTurns:
                 return fits[1], fits[2]
             chars = ((fits[0] + over) // 2 if fits is not None and over is not None
                      else max(0, min(chars - 1, int(chars * room / tokens * 0.95))))
+
+
+    def _sized(self, ctx: StrategyContext, replaced: Sequence[Message], text: str,
+               offload_id: str, room: int) -> tuple[Message, int]:
+        """The note holding ``text`` and the record of ``replaced`` in the characters the
+        room leaves beside it, or without the record when the two do not fit; and its
+        tokens."""
+        record = max(0, min(ctx.config.record_limit, room * CHARS_PER_TOKEN - len(text)))
+        note = summary_message(replaced, text, offload_id, by=self, role="user",
+                               record_chars=record, agent_text=False)
+        tokens = ctx.counter.count(note)
+        if tokens > room and record:  # the user's words before the record
+            note = summary_message(replaced, text, offload_id, by=self, role="user",
+                                   agent_text=False)
+            tokens = ctx.counter.count(note)
+        return note, tokens
 
 
 @dataclass(frozen=True, slots=True)
