@@ -4,8 +4,9 @@ In langgraph.json::
 
     "store": {"path": "./redis_store.py:store"}
 
-and the server in ``REDIS_URL`` (not ``REDIS_URI``: ``langgraph dev`` sets that one for itself) (``redis://host:6379``). LangGraph's Redis store needs the
-RedisJSON and RediSearch modules (Redis 8, Redis Stack, or Valkey with both loaded).
+and the server's address in ``REDIS_URL`` (``redis://host:6379``; not ``REDIS_URI``, which
+``langgraph dev`` sets for itself). LangGraph's Redis store needs the RedisJSON and
+RediSearch modules (Redis 8, Redis Stack, or Valkey with both loaded).
 """
 
 from __future__ import annotations
