@@ -218,3 +218,29 @@ def test_on_recorded_support_runs_at_4k_the_working_set_is_cut_only_when_it_cann
             for j in sorted(need):
                 assert kept.get(history[j].id) == history[j], f"{run.id} call {i}: {j} cut"
     assert checked >= 80  # of 94 calls with a tool result before them
+
+
+def test_a_file_the_agent_wrote_in_the_working_set_is_cut_to_fit_and_reloads_whole() -> None:
+    # a coding agent writes a 40,000-character file in one call, under a task and a latest
+    # request that take most of an 8k window: the call's argument is what must give
+    cfg = AutoContextConfig(max_tokens=8_000)
+    mem = AutoContextMemory(cfg, counter=C)
+    written = "cat > fix.py << 'EOF'\n" + "\n".join(
+        f"def step_{k}(x):\n    return x + {k}" for k in range(1_400)) + "\nEOF"
+    mem.add([system(), user("the task: " + "spec " * 1_000, id="u0"),
+             call("c0", id="a0", text="Let me write a cleaner version:",
+                  args={"command": written, "cwd": "/repo"}),
+             result("c0", "", id="t0"),
+             user("and now: " + "detail " * 1_500, id="u1"),
+             call("c1", id="a1"), result("c1", "ok", id="t1")])
+    mem.compress_if_needed()
+    assert mem.tokens <= cfg.budget_tokens
+    assert validate_pairing(mem.messages) == []
+    cut = next(m for m in mem.messages if m.id == "a0")
+    [use] = cut.tool_uses
+    assert use.name == "bash" and use.input["cwd"] == "/repo"  # short arguments stay
+    assert use.input["command"].startswith("cat > fix.py")
+    assert "characters offloaded" in use.input["command"]
+    oid = CompressedMarker.of(cut).offload_id  # type: ignore[union-attr]
+    assert f"uuid={oid}" in use.input["command"]  # the model can ask for it back
+    assert mem.reload(oid)[0].tool_uses[0].input["command"] == written  # every byte back

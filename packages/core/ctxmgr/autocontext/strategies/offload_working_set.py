@@ -5,12 +5,14 @@ the in-flight result are what the agent uses next, so strategies 1-7 leave them
 verbatim. Only when the prompt is still over the budget without them do their
 texts and outputs go, oldest first, each to a preview sized to the room that is
 left: the head and the tail (where commands print what they are and how they
-ended) around a note of how much was cut, plus the offload tag. Tool calls stay.
+ended) around a note of how much was cut, plus the offload tag; so do the long string
+arguments of its tool calls (a file the agent wrote). The calls themselves stay.
 A 5 MB tool result is answered this way instead of being refused.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from ctxmgr.autocontext.identifiers import identifier_names, split_rest
@@ -25,10 +27,17 @@ from ctxmgr.autocontext.strategies.base import (
     marker_of,
     message_chars,
 )
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, text_message
+from ctxmgr.messages import (
+    ContentBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    text_message,
+)
 from ctxmgr.tokens import TokenCounter
 
-__all__ = ["MIN_PREVIEW_TOKENS", "OffloadWorkingSet", "head_and_tail"]
+__all__ = ["LONG_ARGUMENT_CHARS", "MIN_PREVIEW_TOKENS", "OffloadWorkingSet", "head_and_tail"]
 
 MIN_PREVIEW_TOKENS = 40
 """A preview never shrinks below this: the model must still see what the result was."""
@@ -109,33 +118,59 @@ def _previewable(b: object) -> bool:
     return isinstance(b, TextBlock | ToolResultBlock)
 
 
+LONG_ARGUMENT_CHARS = 2 * MIN_PREVIEW_TOKENS * CHARS_PER_TOKEN
+"""A tool call's string argument longer than this is cut with the texts (a file the agent
+wrote, a patch it applied); shorter ones, the ids and paths it names, stay as they are."""
+
+
+def _long_arguments(b: object) -> list[str]:
+    if not isinstance(b, ToolUseBlock):
+        return []
+    return [k for k, v in b.input.items() if isinstance(v, str) and len(v) > LONG_ARGUMENT_CHARS]
+
+
+def _cuttable_chars(m: Message) -> int:
+    """Characters a preview of ``m`` can cut: its text, tool-result output and long
+    string arguments."""
+    return message_chars(m) + sum(len(b.input[k]) for b in m.content
+                                  for k in _long_arguments(b) if isinstance(b, ToolUseBlock))
+
+
+def _cut(text: str, share: int, tag: str, counter: TokenCounter) -> str:
+    """``text`` as a head-and-tail preview of at most ``share`` tokens, ending in ``tag``."""
+    text = strip_offload_tags(text)  # a preview cut again keeps one tag
+    chars = share * CHARS_PER_TOKEN
+    while True:
+        preview = f"{head_and_tail(text, chars)}\n{tag}"
+        if counter.count_text(preview) <= share or chars <= 16:
+            return preview
+        chars = chars * 3 // 4
+
+
 def previewed(m: Message, offload_id: str, tokens: int, counter: TokenCounter, *,
               by: Strategy) -> Message:
-    """``m`` with each text and tool-result output cut to a head-and-tail preview that
-    keeps the whole message within ``tokens`` (or :data:`MIN_PREVIEW_TOKENS` per part).
-    Tool calls and result ids stay, so pairing holds."""
+    """``m`` with each text, tool-result output and long string argument of its tool calls
+    cut to a head-and-tail preview that keeps the whole message within ``tokens`` (or
+    :data:`MIN_PREVIEW_TOKENS` per part). Tool calls, their names and result ids stay, so
+    pairing holds; the original, arguments included, reloads by the tag's id."""
     tag = offload_tag(offload_id)
 
-    def tagged(b: TextBlock | ToolResultBlock, text: str) -> TextBlock | ToolResultBlock:
-        return replace(b, text=text) if isinstance(b, TextBlock) else replace(b, content=text)
+    def shown(b: ContentBlock, cut: Callable[[str], str]) -> ContentBlock:
+        if isinstance(b, TextBlock):
+            return replace(b, text=cut(b.text))
+        if isinstance(b, ToolResultBlock):
+            return replace(b, content=cut(b.text))
+        if isinstance(b, ToolUseBlock) and (long := _long_arguments(b)):
+            return replace(b, input={k: cut(v) if k in long else v
+                                     for k, v in b.input.items()}, raw_input=None)
+        return b
 
-    parts = [b for b in m.content if _previewable(b)]
+    parts = sum(_previewable(b) + len(_long_arguments(b)) for b in m.content)
     fixed = counter.count(replace(m, content=tuple(
-        tagged(b, tag) if _previewable(b) else b for b in m.content)))  # type: ignore[arg-type]
-    share = max((tokens - fixed) // max(len(parts), 1), MIN_PREVIEW_TOKENS)
-    blocks = []
-    for b in m.content:
-        if isinstance(b, TextBlock | ToolResultBlock):
-            text = strip_offload_tags(b.text)  # a preview cut again keeps one tag
-            chars = share * CHARS_PER_TOKEN
-            while True:
-                preview = f"{head_and_tail(text, chars)}\n{tag}"
-                if counter.count_text(preview) <= share or chars <= 16:
-                    break
-                chars = chars * 3 // 4
-            b = tagged(b, preview)
-        blocks.append(b)
-    return replace(m, content=tuple(blocks),
+        shown(b, lambda _: tag) for b in m.content)))
+    share = max((tokens - fixed) // max(parts, 1), MIN_PREVIEW_TOKENS)
+    blocks = tuple(shown(b, lambda text: _cut(text, share, tag, counter)) for b in m.content)
+    return replace(m, content=blocks,
                    metadata=marker_of(by, offload_id).metadata(m.metadata))
 
 
@@ -162,7 +197,7 @@ class OffloadWorkingSet:
         for i in order:
             m = ctx.messages[i]
             earlier = _earlier_preview(m)
-            if (i in lay.kept or message_chars(m) <= MIN_PREVIEW_TOKENS
+            if (i in lay.kept or _cuttable_chars(m) <= MIN_PREVIEW_TOKENS
                     or (is_compressed(m) and earlier is None)):
                 continue
             own = ctx.counter.count(m)
