@@ -530,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         peers = _peers(args.peers)
         for overrides in variants.values():
             for window in args.window:
-                AutoContextConfig(max_tokens=WINDOWS[window][0], **overrides)
+                AutoContextConfig(max_tokens=WINDOWS[window][0]).evolve(**overrides)
     except (ValueError, TypeError, CtxmgrError) as exc:
         return _fail(str(exc))
     try:

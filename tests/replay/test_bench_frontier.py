@@ -227,3 +227,12 @@ def test_the_plot_numbers_the_defaults_the_frontier_and_every_other_policy_in_ke
     assert [(n, r.policy) for n, r in bench._numbered(rows[:5])] == [
         (1, "ctxmgr defaults"), (2, "ctxmgr 0.8/0.1"), (3, "none"), (4, PEER),
         (5, "ideal_drop_oldest")]  # save_plot draws them: see the test writing a PNG
+
+
+def test_a_variant_of_a_rare_setting_is_replayed_like_any_other(
+        bench: ModuleType, capsys: pytest.CaptureFixture[str]) -> None:
+    # identifiers_chars lives in Tuning: the variant sets it through evolve(), as users do
+    rc = bench.main(["--trajectories", str(FIXTURES), "--window", "4k tau", "--variant",
+                     "ids 1,200", "--peers", PEER])
+    assert rc == 0
+    assert "| ctxmgr ids 1,200 |" in capsys.readouterr().out
