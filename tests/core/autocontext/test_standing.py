@@ -174,6 +174,20 @@ def test_text_the_reader_cannot_classify_ranks_above_what_it_took_for_chatter() 
     assert priority(unknown) > priority("what's the status?")
 
 
+@pytest.mark.parametrize("update", [
+    "计划有变，回复的落款改成赵国栋。",  # a name in Han: no value the reader can see
+    "更新：对我的称呼从现在起是马志强。",
+    "업데이트 — 답장 서명: 앞으로 한유진.",
+    "Обновление: подпись с этого момента другая.",
+    "Petite mise à jour : la signature change désormais.",
+])
+def test_text_that_says_something_changed_outranks_other_text_and_stays_below_values(
+        update: str) -> None:
+    # what the user now wants, though the reader cannot link it to what it replaces
+    assert TEXT < priority(update) < VALUE
+    assert priority(update) > priority("我们昨天去了公园，天气很好。")
+
+
 @pytest.mark.parametrize(("rule", "focus"), [
     ("Customers get formal address, surnames only.", "Only 13% of the tickets are urgent."),
     ("Also nur Klartext, kein Markdown.", "Nur 3 von 20 Tickets sind dringend."),

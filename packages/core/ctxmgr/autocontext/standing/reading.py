@@ -18,8 +18,8 @@ from ctxmgr.autocontext.standing.lexicon import marks, opens_with_verb, restrict
 from ctxmgr.autocontext.standing.text import clauses, is_question, unspaced_runs, words
 from ctxmgr.autocontext.standing.values import value_kinds
 
-__all__ = ["CHATTER", "RULE", "STEP", "TEXT", "TRIVIAL_WORDS", "VALUE", "Binding", "binding",
-           "binds", "demands", "is_trivial", "listed", "pattern", "priority", "size"]
+__all__ = ["CHANGED", "CHATTER", "RULE", "STEP", "TEXT", "TRIVIAL_WORDS", "VALUE", "Binding",
+           "binding", "binds", "demands", "is_trivial", "listed", "pattern", "priority", "size"]
 
 Binding = Literal["strong", "weak"] | None
 
@@ -39,6 +39,10 @@ TEXT = 2 * STEP
 CHATTER = STEP
 """A question without a value or a rule in it, or a reading the user repeats with other
 numbers ("the queue shows 16 people", then 21)."""
+CHANGED = STEP // 2
+"""A sentence the reader cannot classify that says something changed ranks this much
+above other such text: an update the reader cannot link to what it replaces (a name in
+a script without capitals) still outranks the text around it."""
 TRIVIAL_WORDS = 2
 """A sentence of at most this many words, with no value and no word of the closed
 classes, is a courtesy ("ok, thanks", "好的"): not content at all."""
@@ -142,4 +146,8 @@ def priority(sentence: str, *, repeated: bool = False) -> int:
         # share, a time or a date names something the user will need again
         named = bool(kinds - {"number", "name"} - {k for k in kinds if k.startswith("unit:")})
         return VALUE + (STEP // 2) * named + STEP * ("addressee" in marks(sentence))
-    return CHATTER if is_question(sentence) else TEXT
+    if is_question(sentence):
+        return CHATTER
+    # says that something changed ("from now on", "改成"): what stands now, though the
+    # reader cannot tell what about
+    return TEXT + CHANGED * ("change" in marks(sentence))
