@@ -21,8 +21,8 @@ are skipped). Replaying recorded runs rather than generating sessions keeps what
 the cost real: tool outputs as long and as repetitive as an agent's are (a mean of 244
 tokens, median 131, a tenth over 580, the longest 5,200), tasks of 1,100-2,700 tokens,
 and what the agent copied next from earlier output (the fidelity measures). Results are
-smaller than those of an agent that reads whole files (a newcomer's ``create_agent`` run
-in issue 43 had results of about 2,400 tokens), so a window here fills more slowly.
+smaller than those of an agent that reads whole files (a newcomer's 8k ``create_agent``
+run had results of about 2,400 tokens), so a window here fills more slowly.
 
 Per window the table gives, per policy: compressions per 100 calls (a compression is one
 step a policy reports: one of ctxmgr's strategies applied, a peer's summary or clear),
@@ -106,7 +106,7 @@ TARGETS: dict[str, dict[str, float]] = {
     "4k tau": {"cost": 1.10, "facts": 0.95, "user_retention": 0.98},
     "8k 300-call": {"compressions_per_100_calls": 20.0},
 }
-"""Issue 43's targets per window (every window also: 0 calls over budget, 0 pairing
+"""The prompt-cache targets per window (every window also: 0 calls over budget, 0 pairing
 violations, no lost task, recency at least 0.95)."""
 
 
@@ -278,7 +278,7 @@ def strategy_rows(report: ReplayReport, observed: Observed) -> tuple[str, str]:
 
 
 def _against_targets(window: str, rows: Sequence[dict[str, Any]]) -> str:
-    """One line: ctxmgr's figures beside issue 43's targets for ``window``."""
+    """One line: ctxmgr's figures beside the prompt-cache targets for ``window``."""
     r = next((r for r in rows if r["policy"] == "ctxmgr"), None)
     if r is None:
         return ""
@@ -296,7 +296,7 @@ def _against_targets(window: str, rows: Sequence[dict[str, Any]]) -> str:
     parts.append(f"over budget {r['over_budget_calls']}, pairing {r['pairing_violations']}, "
                  f"task lost {r['task_lost']}, recency {r['recency']:.3f} (every window: "
                  f"{'met' if every else 'not met'})")
-    return f"ctxmgr against issue 43's targets: {'; '.join(parts)}."
+    return f"ctxmgr against the prompt-cache targets: {'; '.join(parts)}."
 
 
 def _fail(message: str) -> int:

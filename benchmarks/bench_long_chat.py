@@ -1,5 +1,6 @@
 """Long chats of short user turns through both adapters: ctxmgr's own time per model
-call, and whether every prompt fits (issue 41: "linear, and within budget").
+call, and whether every prompt fits (the note is built in time linear in what it reads,
+and within budget).
 
 One seeded chat (:mod:`short_turns`: rules, values, questions and courtesies in seven
 languages, a short scripted answer after each) is driven, one model call per user turn,

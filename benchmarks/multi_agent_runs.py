@@ -3,7 +3,7 @@
 Each runner builds the framework's real graph (deepagents, langgraph-supervisor,
 langgraph-swarm, LlamaIndex ``AgentWorkflow``) around scripted models; only the models
 are fake. Every agent reads files (about 2,000 characters each) and hands off, and the
-run returns an :class:`Outcome` holding what the issue's targets measure:
+run returns an :class:`Outcome` holding what the multi-agent targets measure:
 
 * on every model call, the prompt as the model received it is counted (its tool schemas
   too) against the budget, and its tool pairing is checked (:class:`RunLog`);

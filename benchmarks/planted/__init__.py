@@ -24,13 +24,13 @@ five rounds in a row). Measuring code: never imported at run time.
 * :mod:`~planted.compressors`: ctxmgr and two references;
 * :mod:`~planted.protocol`: rounds, modes, summaries, targets.
 
-The polyglot suite (issue 41) measures the same in fourteen languages and in an
+The polyglot suite measures the same in fourteen languages and in an
 outside-style family, with instructions that carry no value:
 
 * :mod:`~planted.languages`: one data module per language (phrasings, chatter, values);
 * :mod:`~planted.polyglot`: sessions in any of them, native or outside-style;
 * :mod:`~planted.kept`: kept by value or, without one, by the sentence that said it;
-* :mod:`~planted.polyglot_protocol`: shares, rounds, summaries, issue 41's targets.
+* :mod:`~planted.polyglot_protocol`: shares, rounds, summaries, the targets.
 
 ``benchmarks/bench_instructions.py`` runs the whole protocol and writes its tables;
 ``benchmarks/bench_languages.py`` runs the polyglot suite.

@@ -1,5 +1,5 @@
 """Polyglot sessions through a compressor at several window shares, summed up per
-language and item type, and read against issue 41's targets.
+language and item type, and read against the targets.
 
 Each session is compressed into a window of ``int(share * tokens of the session)``
 (the default counter); each further round compresses the previous round's prompt
@@ -203,7 +203,7 @@ def summarize_polyglot(runs: Iterable[PolyglotRun], *, pool_languages: bool = Fa
     return list(out.values())
 
 
-# ---------------------------------------------------------------- issue 41's targets
+# ---------------------------------------------------------------- the targets
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
