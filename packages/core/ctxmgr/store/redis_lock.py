@@ -30,6 +30,10 @@ __all__ = ["RedisLock", "redis_lock_key"]
 logger = logging.getLogger(__name__)
 
 DEFAULT_LEASE_S = 30.0
+POLL_S = 0.01
+"""How often a waiting writer tries the lock again. A writer that writes memo after memo
+frees it for a moment between two; at redis-py's default (0.1 s) a waiter could miss
+every such moment on a busy machine and give up though no write held it long."""
 
 
 def redis_lock_key(scope: str, namespace: Namespace) -> str:
@@ -87,7 +91,8 @@ class RedisLock:
 
     def _acquire(self, namespace: Namespace) -> Any:
         lock = self._client.lock(redis_lock_key(self._scope, namespace), timeout=self._lease_s,
-                                 blocking_timeout=self._timeout_s, thread_local=False)
+                                 blocking_timeout=self._timeout_s, sleep=POLL_S,
+                                 thread_local=False)
         try:
             taken = lock.acquire()
         except Exception as exc:
