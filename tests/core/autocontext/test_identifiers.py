@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from builders import C, call, result, system, user
@@ -12,7 +13,7 @@ from ctxmgr.autocontext.identifiers import (
     distinctive_strings,
     identifiers_note,
 )
-from ctxmgr.messages import Message
+from ctxmgr.messages import Message, ToolResultBlock
 
 
 def test_the_rule_keeps_paths_identifiers_and_numbers_not_plain_words() -> None:
@@ -101,6 +102,22 @@ def test_visible_identifiers_follow_replacements() -> None:
     visible.replace(0, 1, stand_in)
     work[0:1] = stand_in
     assert visible.outside(1, 2) == frozenset()  # now only the second one shows it
+
+
+def test_a_message_is_read_once_and_an_edited_copy_afresh() -> None:
+    # every step indexes the whole prompt: each message's strings are read once and kept
+    # on it (it never changes); a copy with other content is read again
+    padding = " and some plain words around it" * 4
+    first = result("c1", "old_helper in a/old.py" + padding, id="t1")
+    assert VisibleIdentifiers([first, user("x", id="u1")]).outside(0, 1) == frozenset()
+    assert "distinctive" in first._derived
+    other = ToolResultBlock(tool_use_id="c1", content="new_helper in b/new.py" + padding)
+    edited = dataclasses.replace(first, content=(other,))
+    assert edited._derived == {}
+    assert identifiers_note([edited], "", 200) == (
+        "Identifiers in the original: b/new.py, new_helper")
+    assert identifiers_note([first], "", 200) == (
+        "Identifiers in the original: a/old.py, old_helper")
 
 
 def _identifier_lines(messages: list[Message]) -> list[str]:

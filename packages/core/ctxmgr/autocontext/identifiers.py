@@ -86,11 +86,30 @@ def _texts(m: Message) -> Iterator[str]:
             yield strip_offload_tags(b.text)
 
 
-def _values_of(text: str) -> list[str]:
-    """:func:`distinctive_strings` of ``text`` less the JSON object keys: a token every
-    occurrence of which is a key (``"flight_number":``) is the output's schema, repeated
-    in every record, not a value an agent copies."""
-    found = list(distinctive_strings(text))
+def _found_in(m: Message) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each text ``m`` shows (:func:`_texts`) with its :func:`distinctive_strings`, read
+    once per message (a message never changes, and every step reads the whole list)."""
+    found = m._derived.get("distinctive")
+    if found is None:
+        found = m._derived["distinctive"] = tuple(
+            (text, tuple(distinctive_strings(text))) for text in _texts(m))
+    return found
+
+
+def _values_in(m: Message) -> tuple[str, ...]:
+    """The distinctive strings ``m`` shows less the JSON object keys (:func:`_values_of`),
+    in order, read once per message."""
+    values = m._derived.get("values")
+    if values is None:
+        values = m._derived["values"] = tuple(
+            t for text, found in _found_in(m) for t in _values_of(text, found))
+    return values
+
+
+def _values_of(text: str, found: Sequence[str]) -> Sequence[str]:
+    """``found``, the :func:`distinctive_strings` of ``text``, less the JSON object keys:
+    a token every occurrence of which is a key (``"flight_number":``) is the output's
+    schema, repeated in every record, not a value an agent copies."""
     if '":' not in text and '" :' not in text:
         return found
     keys = Counter(_JSON_KEY_RE.findall(text))
@@ -121,8 +140,7 @@ def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int
         return []
     seen: dict[str, int] = {}
     for m in reversed(replaced):
-        found = [t for text in _texts(m) for t in _values_of(text)]
-        for token in dict.fromkeys(reversed(found)):
+        for token in dict.fromkeys(reversed(_values_in(m))):
             if (len(token) <= MAX_NOTE_STRING_CHARS
                     and token not in kept_text and token not in elsewhere):
                 seen[token] = seen.get(token, 0) + 1
@@ -138,7 +156,11 @@ def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int
 
 
 def _strings_of(m: Message) -> frozenset[str]:
-    return frozenset(t for text in _texts(m) for t in distinctive_strings(text))
+    strings = m._derived.get("strings")
+    if strings is None:
+        strings = m._derived["strings"] = frozenset(
+            t for _, found in _found_in(m) for t in found)
+    return strings
 
 
 class VisibleIdentifiers:
