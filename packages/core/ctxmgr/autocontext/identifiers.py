@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Container, Iterator, Sequence
 
 from ctxmgr.autocontext.marker import strip_offload_tags
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, text_message
 from ctxmgr.tool_input import argument_strings
 
 __all__ = [
@@ -27,10 +27,12 @@ __all__ = [
     "MAX_NOTE_STRING_CHARS",
     "MIN_FACT_CHARS",
     "VisibleIdentifiers",
+    "distinctive_after",
     "distinctive_strings",
     "identifier_names",
     "identifiers_note",
     "is_plain_word",
+    "preview_note",
     "split_rest",
 ]
 
@@ -86,6 +88,28 @@ def _texts(m: Message) -> Iterator[str]:
             yield strip_offload_tags(b.text)
 
 
+def distinctive_after(text: str, found: Sequence[str], at: int) -> list[str]:
+    """:func:`distinctive_strings` of ``text[at:]``, given ``found``, those of ``text``:
+    only the part before ``at`` is read again (a preview's head is short, its rest long).
+    The strings of ``text[at:]`` are those of ``text`` that start at ``at`` or later,
+    after the end of the one a cut at ``at`` splits, if any, when that end is one."""
+    head = _TOKEN_RE.findall(text, 0, at)  # the strings of text[:at], the split one cut
+    before = sum(map(_is_distinctive, head))
+    rest = split_rest(text, at)
+    if not rest:
+        return list(found[before:])
+    split = text[at - len(head[-1]):at + rest]  # the whole of the string the cut splits
+    before += _is_distinctive(split) - _is_distinctive(head[-1])
+    end = text[at:at + rest]
+    return [end.strip(_STRIP)] * _is_distinctive(end) + list(found[before:])
+
+
+def _is_distinctive(raw: str) -> bool:
+    """A run of the rule's characters that :func:`distinctive_strings` names."""
+    token = raw.strip(_STRIP)
+    return len(token) >= MIN_FACT_CHARS and not is_plain_word(token)
+
+
 def _found_in(m: Message) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Each text ``m`` shows (:func:`_texts`) with its :func:`distinctive_strings`, read
     once per message (a message never changes, and every step reads the whole list)."""
@@ -129,6 +153,19 @@ def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int
     names = identifier_names(replaced, kept_text, max_chars - len(_NOTE_HEAD),
                              elsewhere=elsewhere)
     return _NOTE_HEAD + ", ".join(names) if names else ""
+
+
+def preview_note(m: Message, text: str, at: int, max_chars: int, *,
+                 elsewhere: Container[str] = frozenset()) -> str:
+    """:func:`identifiers_note` for what a preview of ``text``, a text ``m`` shows, cut at
+    ``at`` leaves out (``text[at:]``, kept ``text[:at]``), read from the strings already
+    found in ``m``."""
+    rest = text_message("tool", text[at:])
+    known = next((found for shown, found in _found_in(m) if shown == text), None) \
+        if max_chars > 0 else None
+    if known is not None:  # else (offload tags in it): read as any message
+        rest._derived["distinctive"] = ((rest.text, tuple(distinctive_after(text, known, at))),)
+    return identifiers_note([rest], text[:at], max_chars, elsewhere=elsewhere)
 
 
 def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int, *,
