@@ -1,9 +1,10 @@
 """The neutral message model every ctxmgr mechanism works on.
 
 Messages and blocks are frozen, slotted dataclasses: history is rebuilt with
-``dataclasses.replace``, never mutated, so a per-message token count can be
-cached safely on the message itself. Fields of a source format that the model
-has no place for are kept in ``extra`` so that converting back is lossless.
+``dataclasses.replace``, never mutated, so a per-message token count (or any value
+computed from the content) can be cached safely on the message itself. Fields of a
+source format that the model has no place for are kept in ``extra`` so that
+converting back is lossless.
 """
 
 from __future__ import annotations
@@ -184,6 +185,11 @@ class Message:
     _token_cache: dict[str, int] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    _derived: dict[str, Any] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    """Other values computed from the content (the distinctive strings it shows), kept
+    on the message for the same reason as its token counts: it never changes."""
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:

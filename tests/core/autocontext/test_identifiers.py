@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from builders import C, call, result, system, user
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxmgr import AutoContextConfig, AutoContextMemory, Tuning
 from ctxmgr.autocontext.identifiers import (
     VisibleIdentifiers,
+    distinctive_after,
     distinctive_strings,
     identifiers_note,
+    preview_note,
 )
-from ctxmgr.messages import Message
+from ctxmgr.autocontext.marker import offload_tag
+from ctxmgr.messages import Message, ToolResultBlock, text_message
 
 
 def test_the_rule_keeps_paths_identifiers_and_numbers_not_plain_words() -> None:
@@ -103,6 +109,22 @@ def test_visible_identifiers_follow_replacements() -> None:
     assert visible.outside(1, 2) == frozenset()  # now only the second one shows it
 
 
+def test_a_message_is_read_once_and_an_edited_copy_afresh() -> None:
+    # every step indexes the whole prompt: each message's strings are read once and kept
+    # on it (it never changes); a copy with other content is read again
+    padding = " and some plain words around it" * 4
+    first = result("c1", "old_helper in a/old.py" + padding, id="t1")
+    assert VisibleIdentifiers([first, user("x", id="u1")]).outside(0, 1) == frozenset()
+    assert "distinctive" in first._derived
+    other = ToolResultBlock(tool_use_id="c1", content="new_helper in b/new.py" + padding)
+    edited = dataclasses.replace(first, content=(other,))
+    assert edited._derived == {}
+    assert identifiers_note([edited], "", 200) == (
+        "Identifiers in the original: b/new.py, new_helper")
+    assert identifiers_note([first], "", 200) == (
+        "Identifiers in the original: a/old.py, old_helper")
+
+
 def _identifier_lines(messages: list[Message]) -> list[str]:
     return [line for m in messages
             for line in (m.text + "".join(r.text for r in m.tool_results)).splitlines()
@@ -136,3 +158,30 @@ def test_a_string_only_compressed_messages_showed_stays_in_the_prompt_once() -> 
     text = "\n".join(m.text + "".join(r.text for r in m.tool_results) for m in mem.messages)
     assert "pkg/shared_util.py" in text
     assert sum("pkg/shared_util.py" in line for line in _identifier_lines(mem.messages)) <= 1
+
+
+_PIECES = st.sampled_from(["a", "Ab", "x_1", "src/", ".py", "-", ":", ".", "/", " ", "\n",
+                           "9f3a", "QUERY", "é", "语", "\"k\":", "dir/sub/file_name.py"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=40), cut=st.integers(min_value=0, max_value=400))
+def test_the_strings_after_a_cut_are_read_from_the_whole_texts(pieces: list[str],
+                                                               cut: int) -> None:
+    # a preview's note reads its rest's strings from the message's, not the rest again
+    text = "".join(pieces)
+    at = min(cut, len(text))
+    assert distinctive_after(text, list(distinctive_strings(text)), at) == list(
+        distinctive_strings(text[at:]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(pieces=st.lists(_PIECES, max_size=60), cut=st.integers(min_value=0, max_value=600),
+       tagged=st.booleans())
+def test_a_preview_note_is_the_note_of_what_the_preview_leaves_out(
+        pieces: list[str], cut: int, tagged: bool) -> None:
+    text = "".join(pieces) + (f"\n{offload_tag('ab12cd34ef56ab78')}" if tagged else "")
+    at = min(cut, len(text))
+    m = result("c1", text, id="t1")
+    assert preview_note(m, text, at, 200) == identifiers_note(
+        [text_message("tool", text[at:])], text[:at], 200)

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Container, Iterator, Sequence
 
 from ctxmgr.autocontext.marker import strip_offload_tags
-from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from ctxmgr.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, text_message
 from ctxmgr.tool_input import argument_strings
 
 __all__ = [
@@ -27,10 +27,12 @@ __all__ = [
     "MAX_NOTE_STRING_CHARS",
     "MIN_FACT_CHARS",
     "VisibleIdentifiers",
+    "distinctive_after",
     "distinctive_strings",
     "identifier_names",
     "identifiers_note",
     "is_plain_word",
+    "preview_note",
     "split_rest",
 ]
 
@@ -86,11 +88,52 @@ def _texts(m: Message) -> Iterator[str]:
             yield strip_offload_tags(b.text)
 
 
-def _values_of(text: str) -> list[str]:
-    """:func:`distinctive_strings` of ``text`` less the JSON object keys: a token every
-    occurrence of which is a key (``"flight_number":``) is the output's schema, repeated
-    in every record, not a value an agent copies."""
-    found = list(distinctive_strings(text))
+def distinctive_after(text: str, found: Sequence[str], at: int) -> list[str]:
+    """:func:`distinctive_strings` of ``text[at:]``, given ``found``, those of ``text``:
+    only the part before ``at`` is read again (a preview's head is short, its rest long).
+    The strings of ``text[at:]`` are those of ``text`` that start at ``at`` or later,
+    after the end of the one a cut at ``at`` splits, if any, when that end is one."""
+    head = _TOKEN_RE.findall(text, 0, at)  # the strings of text[:at], the split one cut
+    before = sum(map(_is_distinctive, head))
+    rest = split_rest(text, at)
+    if not rest:
+        return list(found[before:])
+    split = text[at - len(head[-1]):at + rest]  # the whole of the string the cut splits
+    before += _is_distinctive(split) - _is_distinctive(head[-1])
+    end = text[at:at + rest]
+    return [end.strip(_STRIP)] * _is_distinctive(end) + list(found[before:])
+
+
+def _is_distinctive(raw: str) -> bool:
+    """A run of the rule's characters that :func:`distinctive_strings` names."""
+    token = raw.strip(_STRIP)
+    return len(token) >= MIN_FACT_CHARS and not is_plain_word(token)
+
+
+def _found_in(m: Message) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each text ``m`` shows (:func:`_texts`) with its :func:`distinctive_strings`, read
+    once per message (a message never changes, and every step reads the whole list)."""
+    found = m._derived.get("distinctive")
+    if found is None:
+        found = m._derived["distinctive"] = tuple(
+            (text, tuple(distinctive_strings(text))) for text in _texts(m))
+    return found
+
+
+def _values_in(m: Message) -> tuple[str, ...]:
+    """The distinctive strings ``m`` shows less the JSON object keys (:func:`_values_of`),
+    in order, read once per message."""
+    values = m._derived.get("values")
+    if values is None:
+        values = m._derived["values"] = tuple(
+            t for text, found in _found_in(m) for t in _values_of(text, found))
+    return values
+
+
+def _values_of(text: str, found: Sequence[str]) -> Sequence[str]:
+    """``found``, the :func:`distinctive_strings` of ``text``, less the JSON object keys:
+    a token every occurrence of which is a key (``"flight_number":``) is the output's
+    schema, repeated in every record, not a value an agent copies."""
     if '":' not in text and '" :' not in text:
         return found
     keys = Counter(_JSON_KEY_RE.findall(text))
@@ -112,6 +155,19 @@ def identifiers_note(replaced: Sequence[Message], kept_text: str, max_chars: int
     return _NOTE_HEAD + ", ".join(names) if names else ""
 
 
+def preview_note(m: Message, text: str, at: int, max_chars: int, *,
+                 elsewhere: Container[str] = frozenset()) -> str:
+    """:func:`identifiers_note` for what a preview of ``text``, a text ``m`` shows, cut at
+    ``at`` leaves out (``text[at:]``, kept ``text[:at]``), read from the strings already
+    found in ``m``."""
+    rest = text_message("tool", text[at:])
+    known = next((found for shown, found in _found_in(m) if shown == text), None) \
+        if max_chars > 0 else None
+    if known is not None:  # else (offload tags in it): read as any message
+        rest._derived["distinctive"] = ((rest.text, tuple(distinctive_after(text, known, at))),)
+    return identifiers_note([rest], text[:at], max_chars, elsewhere=elsewhere)
+
+
 def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int, *,
                      elsewhere: Container[str] = frozenset()) -> list[str]:
     """The distinctive strings an identifiers line names (:func:`identifiers_note`), in
@@ -121,8 +177,7 @@ def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int
         return []
     seen: dict[str, int] = {}
     for m in reversed(replaced):
-        found = [t for text in _texts(m) for t in _values_of(text)]
-        for token in dict.fromkeys(reversed(found)):
+        for token in dict.fromkeys(reversed(_values_in(m))):
             if (len(token) <= MAX_NOTE_STRING_CHARS
                     and token not in kept_text and token not in elsewhere):
                 seen[token] = seen.get(token, 0) + 1
@@ -138,7 +193,11 @@ def identifier_names(replaced: Sequence[Message], kept_text: str, max_chars: int
 
 
 def _strings_of(m: Message) -> frozenset[str]:
-    return frozenset(t for text in _texts(m) for t in distinctive_strings(text))
+    strings = m._derived.get("strings")
+    if strings is None:
+        strings = m._derived["strings"] = frozenset(
+            t for _, found in _found_in(m) for t in found)
+    return strings
 
 
 class VisibleIdentifiers:

@@ -180,26 +180,28 @@ class _Pass:
                                     for m in self.work[plan.end:self.edited_from]),
                          model_calls=self.model_calls, config=self.config)
 
-    def _offload_id(self, plan: Plan, original: Sequence[Message]) -> str:
+    def _offload_id(self, plan: Plan, original: Sequence[Message]) -> tuple[str, bool]:
         """The range's id: the plan's, else :meth:`OffloadStore.id_for` (of its content);
         when another range of this session holds that id with other messages (the same
         content, other ids), the id of its messages with their ids, so each range reloads
-        its own.
+        its own. And whether the store held nothing under that id when asked (a blob
+        this pass writes first; ``False`` for the plan's own).
 
         Raises:
             StoreError: the store failed (the step is skipped, as for a failed write).
         """
         if plan.offload_id is not None:  # the plan's own blob (a preview cut again)
-            return plan.offload_id
+            return plan.offload_id, False
         offload_id = self.offload.id_for(original)
         if not self.offload.exists(offload_id):
-            return offload_id
+            return offload_id, True
         try:
             if self.offload.load(offload_id) == list(original):
-                return offload_id  # this very range, offloaded before: nothing new
+                return offload_id, False  # this very range, offloaded before: nothing new
         except OffloadNotFoundError:  # removed meanwhile: the id is free again
-            return offload_id
-        return self.offload.id_for(original, with_ids=True)
+            return offload_id, True
+        with_ids = self.offload.id_for(original, with_ids=True)
+        return with_ids, not self.offload.exists(with_ids)
 
     def skip(self, strategy: Strategy, summary_input: int, started: float,
              reason: str | None) -> None:
@@ -216,7 +218,7 @@ class _Pass:
         messages stand in, or ``None`` (nothing changed) when they would not be smaller or,
         for an offload the budget does not need, would not pay back yet."""
         old = sum(self.counter.count(m) for m in original)
-        offload_id = self._offload_id(plan, original)
+        offload_id, fresh = self._offload_id(plan, original)
         stand_in = plan.build(summary, offload_id)
         report = dict(plan.report()) if plan.report is not None else {}
         lines = None
@@ -235,7 +237,6 @@ class _Pass:
         if plan.instruction is None and not self.wanted(plan, old, new):
             return None  # may pay once a later edit has broken the cache before it
         if plan.offload_id is None:
-            fresh = not self.offload.exists(offload_id)
             self.offload.save(original, offload_id,  # a StoreError here changes nothing
                               lines=lines)
             self._store_failures = 0

@@ -98,8 +98,6 @@ class ContextProcessor(CompressorParts):
         """Messages of the last working view by id: an equal message handed over again
         (a framework converts its history anew on every call) reuses the known object and
         with it its cached token count, so a call costs what changed, not the history."""
-        self._digests: dict[str, tuple[Message, str]] = {}
-        """Digests of the stand-ins last seen, by id (a stand-in is recognised by one)."""
 
     # -- one model call --------------------------------------------------------------
 
@@ -157,18 +155,8 @@ class ContextProcessor(CompressorParts):
         history = [self._reuse(m) for m in history if not is_reload_hint(m)]
         check_unique_ids(history)
         stand_ins = StandIns.from_json(state)
-        view, calls = stand_ins.reconcile(history, self._expand, self._digest)
+        view, calls = stand_ins.reconcile(history, self._expand, message_digest)
         return history, view, stand_ins, calls
-
-    def _digest(self, m: Message) -> str:
-        hit = self._digests.get(m.id)
-        if hit is not None and hit[0] is m:
-            return hit[1]
-        digest = message_digest(m)
-        if len(self._digests) > 4096:
-            self._digests.clear()
-        self._digests[m.id] = (m, digest)
-        return digest
 
     def _reuse(self, m: Message) -> Message:
         known = self._known.get(m.id)

@@ -31,9 +31,14 @@ STATE_VERSION = 2
 
 
 def message_digest(message: Message) -> str:
-    """A short fingerprint of a message's full content (id, blocks, metadata, extras)."""
-    blob = json.dumps(message_to_dict(message), sort_keys=True, ensure_ascii=True)
-    return hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
+    """A short fingerprint of a message's full content (id, blocks, metadata, extras),
+    computed once per message: a stand-in's is taken when it is recorded and again on
+    every later call that recognises it."""
+    digest: str | None = message._derived.get("digest")
+    if digest is None:
+        blob = json.dumps(message_to_dict(message), sort_keys=True, ensure_ascii=True)
+        digest = message._derived["digest"] = hashlib.sha256(blob.encode("ascii")).hexdigest()[:32]
+    return digest
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,7 +110,7 @@ def _whole(data: Mapping[str, Any], name: str, least: int) -> int:
 Expander = Callable[[Message], "set[str] | None"]
 """Ids of every original behind a stand-in (read from the offload store), or ``None``."""
 Digest = Callable[[Message], str]
-"""A message's :func:`message_digest` (a processor caches them)."""
+"""A message's :func:`message_digest`."""
 
 
 class StandIns:
@@ -220,26 +225,23 @@ class StandIns:
                 for mid in edit.ids:
                     self.by_id.pop(mid, None)
                 continue
-            parts = [self.by_id.pop(mid) if mid in self.by_id else _original(by_id[mid])
-                     for mid in edit.ids]
+            # a plain message joins as a range of one; only the first one's digest is kept
+            parts = [self.by_id.pop(mid, None) for mid in edit.ids]
+            first, last = parts[0], parts[-1]
             kept = None if persisted is not None and persisted(edit) else edit.stand_in
             self.by_id[edit.stand_in.id] = StandIn(
                 id=edit.stand_in.id, digest=message_digest(edit.stand_in), message=kept,
-                head=parts[0].head, last_id=parts[-1].last_id,
-                count=sum(p.count for p in parts), calls=sum(p.calls for p in parts))
+                head=first.head if first is not None else message_digest(by_id[edit.ids[0]]),
+                last_id=last.last_id if last is not None else edit.ids[-1],
+                count=sum(p.count if p is not None else 1 for p in parts),
+                calls=sum(p.calls if p is not None else int(by_id[mid].role == "assistant")
+                          for p, mid in zip(parts, edit.ids, strict=True)))
 
     def prune(self, view: Sequence[Message]) -> None:
         """Forget records whose stand-in is no longer in ``view``."""
         present = {m.id for m in view}
         for mid in [k for k in self.by_id if k not in present]:
             del self.by_id[mid]
-
-
-def _original(m: Message) -> StandIn:
-    """A plain message seen as a range of one (to combine with stand-ins it joins)."""
-    digest = message_digest(m)
-    return StandIn(id=m.id, digest=digest, message=m, head=digest, last_id=m.id, count=1,
-                   calls=int(m.role == "assistant"))
 
 
 def check_unique_ids(history: Sequence[Message]) -> None:

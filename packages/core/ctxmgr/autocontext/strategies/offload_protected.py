@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxmgr.autocontext.identifiers import identifiers_note
+from ctxmgr.autocontext.identifiers import preview_note
 from ctxmgr.autocontext.marker import offload_tag, quote_offload_tags
 from ctxmgr.autocontext.rounds import is_compressed
 from ctxmgr.autocontext.strategies.base import (
@@ -26,7 +26,6 @@ from ctxmgr.messages import (
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    text_message,
 )
 
 __all__ = ["OffloadProtected", "offload_plans", "previewed"]
@@ -39,8 +38,7 @@ def previewed(m: Message, offload_id: str, *, chars: int, by: Strategy,
     tag = offload_tag(offload_id)
 
     def cut(text: str) -> str:
-        note = identifiers_note([text_message("tool", text[chars:])], text[:chars],
-                                identifiers_chars, elsewhere=elsewhere)
+        note = preview_note(m, text, chars, identifiers_chars, elsewhere=elsewhere)
         head = quote_offload_tags(text[:chars])
         return f"{head}...\n{note}\n{tag}" if note else f"{head}...\n{tag}"
 
