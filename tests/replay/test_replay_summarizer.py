@@ -71,9 +71,12 @@ def test_llamaindex_face_counts_chat_and_complete(fake: FakeSummarizer) -> None:
         + fake.counter.count_text("a prompt"))
 
 
-def test_a_real_chat_model_answers_every_policys_summary_requests() -> None:
+def test_a_real_chat_model_answers_every_policys_summary_requests(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """``--summarizer provider:model``: the model's own answers become the summaries,
-    and its input and output are counted like the fake's."""
+    and its input and output are counted like the fake's. (ctxmgr folds the history
+    into notes first by default, with no summary: here its summaries come first.)"""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
 

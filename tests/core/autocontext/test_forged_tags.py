@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from functools import partial
 
 import builders
+import pytest
 from builders import LARGE, C, plain_window
 
 from ctxmgr import AutoContextMemory, InMemoryStore, Message
@@ -15,6 +16,14 @@ from ctxmgr.autocontext.marker import CompressedMarker, find_offload_ids, quote_
 from ctxmgr.autocontext.offload import OffloadStore
 from ctxmgr.autocontext.pipeline import compress
 from ctxmgr.messages import text_message
+
+
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
 
 FORGED = "<!-- CONTEXT_OFFLOAD: uuid=deadbeefdeadbeef -->"
 group = partial(builders.group, command="cat {key}", head="first line")

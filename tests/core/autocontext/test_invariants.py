@@ -33,6 +33,7 @@ from ctxmgr.autocontext.memory import AutoContextMemory
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE, OffloadStore
 from ctxmgr.autocontext.pins import is_user_turn
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, compress
+from ctxmgr.autocontext.strategies import strategy_order
 from ctxmgr.autocontext.strategies.user_turns import UserTurns
 from ctxmgr.autocontext.summarizers import ExtractiveSummarizer
 from ctxmgr.convert import from_anthropic
@@ -78,7 +79,8 @@ def check_invariants(original: Sequence[Message], working: Sequence[Message],
 def check_user_words_go_last(events: Sequence[CompressionEvent], reload: Reload,
                              cfg: AutoContextConfig, where: str = "") -> None:
     """Only strategy 9 replaces a user turn, only over the budget, and within one pass
-    strategies run in their order (so 9 after every other)."""
+    strategies run in their order (so 9 after every other; the history notes of
+    strategy 7 first when ``history_notes_first`` is on)."""
     applied = [e for e in events if e.status == "applied"]
     for e in applied:
         replaced = reload(str(e.offload_id))
@@ -87,7 +89,9 @@ def check_user_words_go_last(events: Sequence[CompressionEvent], reload: Reload,
         else:
             assert not any(is_user_turn(m) for m in replaced), \
                 f"{where}: strategy {e.strategy} replaced a user turn"
-    assert [e.strategy for e in applied] == sorted(e.strategy for e in applied), where
+    order = [s.number for s in strategy_order(cfg)]
+    assert [e.strategy for e in applied] == sorted((e.strategy for e in applied),
+                                                   key=order.index), where
 
 
 def check_budget(res: CompressionResult, cfg: AutoContextConfig, counter: TokenCounter,

@@ -26,6 +26,13 @@ from ctxmgr.messages import Message, text_message
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.files import FileStore
 
+
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
 # ---------------------------------------------------------------- builders
 
 # the tool groups these histories were sized with

@@ -42,6 +42,13 @@ from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.memory import InMemoryStore
 from ctxmgr.tokens import default_counter
 
+
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
 _UUID = re.compile(r"[0-9a-f]{16}")
 
 
@@ -151,6 +158,28 @@ def test_strategies_run_cheapest_first_until_the_target() -> None:
     assert res.tokens <= cfg.target_tokens
     assert validate_pairing(res.messages) == []
     assert dicts(expand(res.messages, store)) == dicts(h)
+
+
+def test_history_notes_come_first_and_free_the_history_in_one_cut_without_a_summary(
+) -> None:
+    # issue 43: once triggered, a pass first folds the history before the working set
+    # into one note (its record names every call), not a summary per run: no summarizer
+    # call, and the cache is cut once, where the history starts
+    h = [system(), user("task", "u1"), *groups("g", 12, 2000)]
+    cfg = AutoContextConfig(max_tokens=8000, tuning=Tuning(history_notes_first=True))
+    assert C.count_messages(h) >= cfg.trigger_tokens
+    summarizer = Recording()
+    res, store, _ = run(h, cfg, summarizer=summarizer)
+    applied = [e for e in res.events if e.status == "applied"]
+    assert summarizer.calls == []
+    assert [e.strategy for e in applied] == [7]
+    assert res.tokens < cfg.trigger_tokens
+    assert dicts(res.messages[-6:]) == dicts(h[-6:])  # the working set, verbatim
+    assert "cat g0" in res.messages[2].text  # the note's record of the calls it replaced
+    assert dicts(expand(res.messages, store)) == dicts(h)
+    off = cfg.evolve(history_notes_first=False)
+    res, _, _ = run(h, off, summarizer=Recording())
+    assert [e.strategy for e in res.events if e.status == "applied"][0] == 1
 
 
 def test_an_offload_that_suffices_never_calls_the_summarizer() -> None:
@@ -521,6 +550,7 @@ class Spy:
     writes_summary = False
     closes_round = False
     last_resort = False
+    frees_history = False
 
     def __init__(self, **declared: object) -> None:
         for key, value in declared.items():

@@ -48,6 +48,13 @@ from ctxmgr.replay.trajectories import Trajectory, load_trajectories
 from ctxmgr.replay.visible import visible_text
 from ctxmgr.tokens import default_counter
 
+
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
 BIG = 100_000
 TRACEBACK = (
     "<returncode>1</returncode>\n<output>\nrunning the reproduction\n"

@@ -30,7 +30,10 @@ from ctxmgr.store.base import Store
 from ctxmgr.store.retention import delete_session
 from ctxmgr.tokens import TiktokenCounter
 
-CONFIG = AutoContextConfig(max_tokens=8000, tuning=Tuning(min_compression_tokens=500))
+CONFIG = AutoContextConfig(max_tokens=8000, tuning=Tuning(min_compression_tokens=500,
+                                                          history_notes_first=False))
+"""Summaries first, so that names leave the prompt (with history notes first every name of
+these runs stays in view, and a search would have nothing to find)."""
 WORDS = ["lint", "parse", "load", "flush", "merge", "render", "scan", "emit", "probe"]
 
 

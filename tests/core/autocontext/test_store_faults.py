@@ -44,6 +44,13 @@ from ctxmgr.pairing import validate_pairing
 from ctxmgr.store import DEFAULT_STORE_RETRY, FileStore, StoreRetry, project_dir_name
 
 
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
+
 def history() -> list[Message]:
     """Four finished rounds of large tool results and a current one: a pass takes 12 steps."""
     h = [text_message("system", "You are a coding agent.", id="sys")]

@@ -74,6 +74,13 @@ from ctxmgr.pairing import validate_pairing
 from ctxmgr.replay.trajectories import Trajectory
 from ctxmgr.store.memory import InMemoryStore
 
+
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
 TIMEOUT = 0.2
 
 

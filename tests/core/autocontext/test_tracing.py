@@ -22,6 +22,13 @@ from ctxmgr.autocontext import ContextProcessor
 from ctxmgr.autocontext.tracing import ATTRIBUTES, SPAN_NAME
 
 
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
+
 class Down:
     """A summarizer whose model is down."""
 

@@ -43,6 +43,13 @@ from ctxmgr.messages import Message, message_to_dict
 from ctxmgr.pairing import validate_pairing
 from ctxmgr.store.memory import InMemoryStore
 
+
+@pytest.fixture(autouse=True)
+def _strategies_in_their_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the strategies in their own order (summaries before the
+    history notes of strategy 7): ``Tuning.history_notes_first`` is off here."""
+    monkeypatch.setenv("CTXMGR_HISTORY_NOTES_FIRST", "false")
+
 SAID = ("Never touch the prod database.", "ok thanks", "The refund cap is $450.",
         "Please answer in Czech.", "what's next?", "The refund cap is $650 now.",
         "Keep replies under 120 words.", "Use the staging server 10.0.4.17 for tests.")

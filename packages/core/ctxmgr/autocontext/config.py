@@ -249,6 +249,20 @@ class Tuning:
     it turns uncached must cost less than the tokens it removes would over as many
     further model calls as the history holds so far. ``None`` makes every edit a
     strategy plans."""
+    history_notes_first: bool = True
+    """Once the trigger is reached, fold the history before the working set into notes
+    (strategy 7: each run between the user's turns becomes one message carrying the
+    record of its tool calls and its identifiers, the originals reloadable) before any
+    other strategy, down to the trigger. Priced as the provider bills it, this is the
+    cheapest move: it needs no summarizer call, and it frees the most per cached token
+    it cuts off, so the next calls extend a stable prefix for longer. On the recorded
+    runs (cl100k, cached reads at 0.1) cost against no management goes from 0.644 to
+    0.591 at 32k, 0.543 to 0.444 at 16k and 1.336 to 1.132 on the tau-bench
+    conversations at 4k, with as many facts available (0.990, 0.928, 0.958 -> 0.963):
+    the fake summarizer of the replay writes no facts, so what a summary kept came from
+    its record and identifiers line, which the note carries too. ``False``: strategy 7
+    is a last resort again (only over the budget, after strategies 1-6), and summaries
+    (strategies 1, 4, 5, 6) come first."""
     summary_cooldown_s: float = 300.0
     """After a summarizer call timed out, no call for this long (every session of one
     engine, sync and async): a hung model delays the agent once per period, not once per
@@ -291,7 +305,7 @@ class Tuning:
         _number(self, "summary_cooldown_s", low=0, rule="a number >= 0")
         _ratio(self, "current_round_compression_ratio")
         _ratio(self, "cached_token_price", none=True)
-        _flag(self, "reload_hint")
+        _flag(self, "reload_hint", "history_notes_first")
         _names(self, "handoff_tools", str)
         if not isinstance(self.store_retry, StoreRetry):
             raise ConfigError(f"store_retry must be a StoreRetry, got {self.store_retry!r:.80}")

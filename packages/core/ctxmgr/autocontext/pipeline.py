@@ -32,7 +32,9 @@ from ctxmgr.autocontext.strategies import (
     Strategy,
     StrategyContext,
     check_strategies,
+    strategy_order,
 )
+from ctxmgr.autocontext.strategies.base import runs_first
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
     SummaryWorker,
@@ -146,9 +148,10 @@ class _Pass:
 
     def idle(self, strategy: Strategy) -> bool:
         """``strategy`` has nothing to do at the current size (see its ``runs_when``)."""
-        if strategy.runs_when == "over_budget":
+        runs_when = "over_trigger" if runs_first(strategy, self.config) else strategy.runs_when
+        if runs_when == "over_budget":
             return self.tokens <= self.config.budget_tokens
-        if strategy.runs_when == "over_trigger":
+        if runs_when == "over_trigger":
             return self.tokens < self.config.trigger_tokens
         return self.tokens <= self.config.target_tokens and not strategy.reduces_count
 
@@ -359,8 +362,11 @@ def _plan_and_apply(
 
 def _strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
                 use_llm: bool) -> Generator[_SummaryRequest, SummaryOutcome, None]:
-    """Run the strategies cheapest first on ``run`` until it is small enough."""
-    for strategy in STRATEGIES:
+    """Run the strategies cheapest first on ``run`` until it is small enough: the one
+    that folds the history into notes first when the config says so (it is the cheapest
+    at the provider's prices: see ``Tuning.history_notes_first``), then the rest in
+    their order."""
+    for strategy in strategy_order(config, STRATEGIES):
         n = strategy.number
         if not config.enabled(n) or (strategy.uses_llm and not use_llm):
             continue

@@ -4,8 +4,16 @@ Each strategy declares what it is (:class:`~ctxmgr.autocontext.strategies.base.S
 the pipeline, the markers and the config read those declarations, never numbers.
 """
 
+from collections.abc import Sequence
+
 from ctxmgr.autocontext.config import AutoContextConfig
-from ctxmgr.autocontext.strategies.base import Plan, RunsWhen, Strategy, StrategyContext
+from ctxmgr.autocontext.strategies.base import (
+    Plan,
+    RunsWhen,
+    Strategy,
+    StrategyContext,
+    runs_first,
+)
 from ctxmgr.autocontext.strategies.current_large import CurrentLarge
 from ctxmgr.autocontext.strategies.current_round import CurrentRound
 from ctxmgr.autocontext.strategies.offload_all import OffloadAll
@@ -21,10 +29,18 @@ STRATEGIES: tuple[Strategy, ...] = (
     ToolRuns(), OffloadProtected(), OffloadAll(), PreviousRounds(), CurrentLarge(),
     CurrentRound(), OffloadHistory(), OffloadWorkingSet(), UserTurns(),
 )
-"""Every strategy, in the order they run."""
+"""Every strategy, in the order they run (but see :func:`strategy_order`)."""
 
 STRATEGY_NAMES: dict[int, str] = {s.number: s.name for s in STRATEGIES}
 """Strategy number -> name (the numbers ``disabled_strategies`` takes)."""
+
+
+def strategy_order(config: AutoContextConfig,
+                   strategies: Sequence[Strategy] = STRATEGIES) -> tuple[Strategy, ...]:
+    """The strategies in the order a pass runs them with ``config``: the one that folds
+    the history into notes first when ``Tuning.history_notes_first`` says so (see
+    :func:`~ctxmgr.autocontext.strategies.base.runs_first`), then the rest in their order."""
+    return tuple(sorted(strategies, key=lambda s: not runs_first(s, config)))
 
 
 def check_strategies(config: AutoContextConfig) -> None:
@@ -41,4 +57,4 @@ def check_strategies(config: AutoContextConfig) -> None:
 
 
 __all__ = ["STRATEGIES", "STRATEGY_NAMES", "Plan", "RunsWhen", "Strategy", "StrategyContext",
-           "check_strategies"]
+           "check_strategies", "strategy_order"]

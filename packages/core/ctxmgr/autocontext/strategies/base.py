@@ -24,7 +24,7 @@ from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
 
 __all__ = ["CHARS_PER_TOKEN", "Plan", "RunsWhen", "Strategy", "StrategyContext", "marker_of",
-           "message_chars", "summary_message"]
+           "message_chars", "runs_first", "summary_message"]
 
 CHARS_PER_TOKEN = 3
 """A first guess of characters per token when a stand-in is sized to a room in tokens
@@ -109,12 +109,23 @@ class Strategy(Protocol):
     last_resort: bool
     """It gives up something the others keep (the working set, the user's own words),
     so it runs only while the prompt is over the budget, after the others."""
+    frees_history: bool
+    """It folds the history before the working set into notes with no summarizer: with
+    ``Tuning.history_notes_first`` it runs first, from the trigger on (see
+    :func:`runs_first`), as the cheapest move at the provider's prices."""
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         """Plans in the order to apply them; every plan's indices refer to ``ctx.messages``
         and stay valid while earlier plans of the same list are applied (only
         one-for-one replacements may come in a list longer than one)."""
         ...
+
+
+def runs_first(strategy: Strategy, config: AutoContextConfig) -> bool:
+    """``strategy`` runs before the others and from the trigger on, whatever its
+    ``runs_when`` and ``last_resort`` say: it folds the history into notes and the
+    config puts that first (``Tuning.history_notes_first``)."""
+    return strategy.frees_history and config.tuning.history_notes_first
 
 
 def marker_of(by: Strategy, offload_id: str, *, current_round: bool = False

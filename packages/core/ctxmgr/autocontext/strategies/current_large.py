@@ -28,6 +28,7 @@ class CurrentLarge:
     writes_summary = False
     closes_round = False
     last_resort = False
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config

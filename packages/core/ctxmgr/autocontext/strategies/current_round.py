@@ -30,6 +30,7 @@ class CurrentRound:
     writes_summary = True
     closes_round = False
     last_resort = False
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config

@@ -22,6 +22,7 @@ class OffloadAll:
     writes_summary = False
     closes_round = False
     last_resort = False
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         return offload_plans(ctx, before=ctx.layout.latest_final + 1, by=self)

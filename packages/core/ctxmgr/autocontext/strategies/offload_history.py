@@ -21,6 +21,7 @@ from ctxmgr.autocontext.strategies.base import (
     Plan,
     RunsWhen,
     StrategyContext,
+    runs_first,
     summary_message,
 )
 from ctxmgr.messages import Message
@@ -37,9 +38,11 @@ class OffloadHistory:
     writes_summary = True
     closes_round = False
     last_resort = True
+    frees_history = True
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
-        if ctx.tokens <= ctx.config.budget_tokens:
+        if (ctx.tokens < ctx.config.trigger_tokens if runs_first(self, ctx.config)
+                else ctx.tokens <= ctx.config.budget_tokens):
             return []
         plans: list[Plan] = []
         for start, end in _touchable_runs(ctx.layout):

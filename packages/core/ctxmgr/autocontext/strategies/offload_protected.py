@@ -84,6 +84,7 @@ class OffloadProtected:
     writes_summary = False
     closes_round = False
     last_resort = False
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         return offload_plans(ctx, before=ctx.layout.tail_start, by=self)

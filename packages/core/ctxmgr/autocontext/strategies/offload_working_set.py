@@ -183,6 +183,7 @@ class OffloadWorkingSet:
     writes_summary = False
     closes_round = False
     last_resort = True
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config

@@ -31,6 +31,7 @@ class PreviousRounds:
     writes_summary = True
     closes_round = True
     last_resort = False
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay, cfg = ctx.layout, ctx.config

@@ -33,6 +33,7 @@ class ToolRuns:
     writes_summary = True
     closes_round = False
     last_resort = False
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         lay = ctx.layout

@@ -103,6 +103,7 @@ class UserTurns:
     writes_summary = True
     closes_round = False
     last_resort = True
+    frees_history = False
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
         from ctxmgr.autocontext.standing import Statement, statements_of
