@@ -28,7 +28,9 @@ from ctxmgr_llamaindex.testing import RecordedRun as LlamaRecordedRun
 
 TIMEOUT = 0.2
 CONFIG = AutoContextConfig(max_tokens=6000, summary_timeout_s=TIMEOUT,
-                           tuning=Tuning(cached_token_price=None))
+                           tuning=Tuning(cached_token_price=None, history_notes_first=False))
+"""Summaries before the history notes (by default a run folds its history into notes
+first and needs no summary): the hung model is asked, and the agent waits for it once."""
 
 
 class HungModel:

@@ -41,7 +41,7 @@ from trajectory_dirs import FIXTURES, SHARED
 
 from ctxmgr._version import __version__
 from ctxmgr.autocontext.offload import OFFLOAD_TAG_RE
-from ctxmgr.autocontext.strategies import STRATEGY_NAMES
+from ctxmgr.autocontext.strategies import STRATEGIES, STRATEGY_NAMES
 from ctxmgr.cli import main
 from ctxmgr.convert import from_openai
 from ctxmgr.pairing import validate_pairing
@@ -258,7 +258,7 @@ def test_compress_without_summarizer_runs_only_non_llm_strategies(tmp_path: Path
             strategies[e["strategy"]] += 1
             assert e["summarizer_input_tokens"] == e["summarizer_output_tokens"] == 0
     assert strategies, "no fixture triggered an offload"
-    assert set(strategies) <= {2, 3}, strategies
+    assert set(strategies) <= {s.number for s in STRATEGIES if not s.uses_llm}, strategies
 
 
 def test_compress_under_the_trigger_returns_the_input_byte_for_byte_and_no_events(
@@ -316,7 +316,7 @@ def test_compressing_compressed_output_again_reloads_nested_ranges_to_the_origin
                                       store=store)
     assert first, "the first pass offloads large tool results"
     again = check_compress_and_reload(tmp_path / "a" / "out.json", tmp_path / "b",
-                                      budget=BUDGET, store=store)
+                                      budget=BUDGET // 2, store=store)  # under the first's
     assert again, "the second pass compresses"
     reload = cli_reloader(store)
     nested = [d for e in again for d in reload(e["offload_id"])

@@ -45,7 +45,7 @@ def test_demo_shows_live_progress_as_plain_lines_without_rich() -> None:
     run = demo(block=("rich",))
     assert run.returncode == 0, run.stderr
     assert re.search(r"^call 10/115  context [\d,]+ / 16,000 tokens$", run.stderr, re.M), run.stderr
-    assert re.search(r"^  tool_runs: \d+ message\(s\) -> offload [0-9a-f]{8}$", run.stderr,
+    assert re.search(r"^  [a-z_]+: \d+ message\(s\) -> offload [0-9a-f]{8}$", run.stderr,
                      re.M), run.stderr
 
 

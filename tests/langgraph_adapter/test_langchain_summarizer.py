@@ -63,7 +63,9 @@ def test_autocontext_memory_compresses_a_real_run_with_a_chat_model(
         swe_trajectories: list[Trajectory]) -> None:
     seen = Prompts()
     run = max(swe_trajectories, key=lambda t: len(t.messages)).messages
-    memory = AutoContextMemory(AutoContextConfig(max_tokens=16_000),
+    # summaries before the history notes (by default the run needs none)
+    config = AutoContextConfig(max_tokens=16_000).evolve(history_notes_first=False)
+    memory = AutoContextMemory(config,
                                summarizer=LangChainSummarizer(model("MODEL SUMMARY", seen)))
     memory.add(run)
     events = memory.compress_if_needed()

@@ -98,7 +98,8 @@ def test_a_deployment_recipe_keeps_each_threads_offloads_and_memos_in_its_databa
                 assert offloads.ids() == [] and memos.list_memos() == []
                 continue
             assert offloads.ids()
-            stored = "\n".join(m.text for i in offloads.ids() for m in offloads.load(i))
+            stored = "\n".join(text for i in offloads.ids() for m in offloads.load(i)
+                               for text in (m.text, *(r.text for r in m.tool_results)))
             assert set(THREAD_MARK.findall(stored)) == {thread_id}  # its own, no other's
             assert {m.key for m in memos.list_memos()} == {"part-5", "part-10"}
             assert memos.read("part-5") is not None

@@ -62,8 +62,9 @@ def test_autocontext_memory_compresses_a_real_run_with_a_llamaindex_llm(
         swe_trajectories: list[Trajectory]) -> None:
     llm = recording("LLM SUMMARY")
     run = max(swe_trajectories, key=lambda t: len(t.messages)).messages
-    memory = AutoContextMemory(AutoContextConfig(max_tokens=16_000),
-                               summarizer=LlamaIndexSummarizer(llm))
+    # summaries before the history notes (by default the run needs none)
+    config = AutoContextConfig(max_tokens=16_000).evolve(history_notes_first=False)
+    memory = AutoContextMemory(config, summarizer=LlamaIndexSummarizer(llm))
     memory.add(run)
     assert [e for e in memory.compress_if_needed() if e.status == "applied"] and llm.prompts
     assert any("LLM SUMMARY" in m.text for m in memory.messages)
