@@ -83,6 +83,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no user note (9)": {"disabled_strategies": [9]},
     "no record": {"record_chars": 0},
     "no payback gates": {"cached_token_price": None},
+    "history notes last (summaries first)": {"history_notes_first": False},
     "before the fidelity work": {"token_ratio": 0.6, "target_ratio": 0.15,
                                  "identifiers_chars": 0, "keep_tool_results": 0,
                                  "disabled_strategies": [7], "summary_input_chars": 1000},
