@@ -42,8 +42,10 @@ def _memory(seed: int = 0, groups: int = 60, *, store: InMemoryStore | None = No
     """A coding run of ``groups`` greps, each defining one function on a numbered line,
     compressed to an 8k window (most of it offloaded)."""
     names = _names(seed, groups)
+    # a short identifiers line (800 characters): most of the names leave the prompt
     mem = AutoContextMemory(AutoContextConfig(max_tokens=8000,
-                                              tuning=Tuning(min_compression_tokens=500)),
+                                              tuning=Tuning(min_compression_tokens=500,
+                                                            identifiers_chars=800)),
                             counter=C, store=store, session=session)
     mem.add([system(), user("fix the linter", id="u0")])
     _greps(mem, names)

@@ -43,6 +43,8 @@ __all__ = [
     "AUTO",
     "DEFAULT_MAX_TOKENS",
     "IDENTIFIERS_CHARS_PER_WINDOW_TOKEN",
+    "IDENTIFIERS_MIN_CHARS",
+    "IDENTIFIERS_MIN_CHARS_PER_WINDOW_TOKEN",
     "LARGE_CHARS",
     "LARGE_CHARS_PER_WINDOW_TOKEN",
     "MIN_RANGE_TOKENS",
@@ -91,10 +93,16 @@ for summaries. On a long single-task run 50 tool results can outweigh the whole 
 and then only the costly current-round strategies (5, 6) would be left to fire."""
 
 IDENTIFIERS_CHARS_PER_WINDOW_TOKEN = 0.15
-"""``identifiers_chars="auto"``: the identifiers line of a stand-in holds up to this many
-characters per window token (4,800 at a 32k window, 600 at 4k), and no more than what
-:data:`EXTRAS_CHARS_PER_WINDOW_TOKEN` leaves beside the record. On the recorded coding
-runs it is the cheapest way to keep what the agent copies next: see benchmarks/RESULTS.md."""
+"""``identifiers_chars="auto"``: the identifiers line of a stand-in holds this many
+characters per window token (19,200 at 128k), at least :data:`IDENTIFIERS_MIN_CHARS`, and
+no more than what :data:`EXTRAS_CHARS_PER_WINDOW_TOKEN` leaves beside the record."""
+IDENTIFIERS_MIN_CHARS = 4800
+"""... but at least this many where the window allows (0.3 characters per window token:
+1,200 at 4k, 4,800 from 16k). With the history folded into notes first, with no summary,
+the line carries the values a summary used to: on the recorded coding runs at 16k,
+4,800 characters keep 0.960 of the facts for 0.479 of the cost of no management,
+against 0.928 for 0.444 with 1,600 (benchmarks/RESULTS.md)."""
+IDENTIFIERS_MIN_CHARS_PER_WINDOW_TOKEN = 0.3
 RECORD_CHARS_PER_WINDOW_TOKEN = 0.25
 """``record_chars="auto"``: the record of tool calls a stand-in carries holds up to this
 many characters per window token..."""
@@ -102,9 +110,9 @@ RECORD_MAX_CHARS = 4000
 """... and never more than this (about seventy calls): on the recorded coding runs it
 names nine in ten of the agent's earlier calls at 16k, and a longer record costs more on
 every call than the older calls it names are worth."""
-EXTRAS_CHARS_PER_WINDOW_TOKEN = 0.35
+EXTRAS_CHARS_PER_WINDOW_TOKEN = 0.55
 """A stand-in's lines beside its own text (the record, then the identifiers line) hold
-this many characters per window token in all (5,600 at 16k): the record comes first,
+this many characters per window token in all (8,800 at 16k): the record comes first,
 since it keeps the agent from redoing work, and the identifiers line takes the rest.
 Chosen with the other sizes on cost and fidelity together (benchmarks/RESULTS.md)."""
 USER_NOTE_CHARS_PER_WINDOW_TOKEN = 3.0
@@ -561,8 +569,10 @@ class AutoContextConfig:
         0: no line)."""
         if self.tuning.identifiers_chars != AUTO:
             return int(self.tuning.identifiers_chars)
-        return max(0, min(int(self.window * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
-                          int(self.window * EXTRAS_CHARS_PER_WINDOW_TOKEN)
+        wanted = max(int(self.window * IDENTIFIERS_CHARS_PER_WINDOW_TOKEN),
+                     min(IDENTIFIERS_MIN_CHARS,
+                         int(self.window * IDENTIFIERS_MIN_CHARS_PER_WINDOW_TOKEN)))
+        return max(0, min(wanted, int(self.window * EXTRAS_CHARS_PER_WINDOW_TOKEN)
                           - self.record_limit))
 
     @property
