@@ -91,7 +91,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "record 2,000": {"record_chars": 2000},
     "record 8,000": {"record_chars": 8000},
     # the identifiers line's size (the default: 0.15 characters per window token, at least
-    # 4,800 where 0.3 per token allows, within the 0.55 per token the record leaves)
+    # 2,400 where 0.3 per token allows, within the 0.55 per token the record leaves)
     "ids 1,200": {"identifiers_chars": 1200},
     "ids 2,400": {"identifiers_chars": 2400},
     "ids 4,800": {"identifiers_chars": 4800},

@@ -307,7 +307,7 @@ def test_config_errors_are_value_errors_and_ctxmgr_errors() -> None:
 @pytest.mark.parametrize(
     ("window", "large", "preview", "min_range", "identifiers", "record", "user_note"), [
         (4_000, 500, 50, 800, 1200, 1000, 12_000),
-        (16_000, 2000, 200, 3200, 4800, 4000, 48_000),
+        (16_000, 2000, 200, 3200, 2400, 4000, 48_000),
         (32_000, 4000, 200, 5000, 4800, 4000, 96_000),
         (128_000, 5120, 200, 5000, 19_200, 4000, 384_000)])
 def test_auto_sizes_follow_the_window_by_their_named_rules(
@@ -321,11 +321,11 @@ def test_auto_sizes_follow_the_window_by_their_named_rules(
 
 def test_the_record_comes_first_and_the_identifiers_line_takes_what_is_left() -> None:
     # 0.55 characters per window token in all, the record first (up to 0.25 and 4,000),
-    # the identifiers line 0.15 per token, at least 4,800 where 0.3 per token allows it
+    # the identifiers line 0.15 per token, at least 2,400 where 0.3 per token allows it
     assert AutoContextConfig(max_tokens=16_000,
-                             tuning=Tuning(record_chars=0)).identifiers_limit == 4800
+                             tuning=Tuning(record_chars=0)).identifiers_limit == 2400
     assert AutoContextConfig(max_tokens=16_000,
-                             tuning=Tuning(record_chars=5000)).identifiers_limit == 3800
+                             tuning=Tuning(record_chars=7000)).identifiers_limit == 1800
     assert AutoContextConfig(max_tokens=16_000,
                              tuning=Tuning(record_chars=9000)).identifiers_limit == 0
 
@@ -343,7 +343,7 @@ def test_repr_shows_what_was_set_and_the_effective_values() -> None:
     assert text.startswith("AutoContextConfig(max_tokens=16000, tuning=Tuning(last_keep=9); ")
     assert "effective: reserve_tokens=2000, budget_tokens=13300, trigger_tokens=10640" in text
     assert ("large_chars=2000, preview_chars=200, min_range_tokens=3200, "
-            "identifiers_chars=4800, record_chars=4000, user_note_chars=48000") in text
+            "identifiers_chars=2400, record_chars=4000, user_note_chars=48000") in text
     assert "_prompt" not in text  # the long prompts stay out unless customised
 
 

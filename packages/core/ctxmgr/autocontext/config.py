@@ -96,12 +96,13 @@ IDENTIFIERS_CHARS_PER_WINDOW_TOKEN = 0.15
 """``identifiers_chars="auto"``: the identifiers line of a stand-in holds this many
 characters per window token (19,200 at 128k), at least :data:`IDENTIFIERS_MIN_CHARS`, and
 no more than what :data:`EXTRAS_CHARS_PER_WINDOW_TOKEN` leaves beside the record."""
-IDENTIFIERS_MIN_CHARS = 4800
+IDENTIFIERS_MIN_CHARS = 2400
 """... but at least this many where the window allows (0.3 characters per window token:
-1,200 at 4k, 4,800 from 16k). With the history folded into notes first, with no summary,
-the line carries the values a summary used to: on the recorded coding runs at 16k,
-4,800 characters keep 0.960 of the facts for 0.479 of the cost of no management,
-against 0.928 for 0.444 with 1,600 (benchmarks/RESULTS.md)."""
+1,200 at 4k, 2,400 from 8k). With the history folded into notes first, with no summary,
+the line carries the values a summary used to: on the recorded coding runs at 16k, 2,400
+characters keep 0.941 of the facts for 0.451 of the cost of no management, against 0.928
+for 0.444 with 1,600; 4,800 keep 0.960 but cost the 300-call sessions recency (0.950
+against 0.971 at 1,600) and the user's earlier tasks (0.953 against 0.991)."""
 IDENTIFIERS_MIN_CHARS_PER_WINDOW_TOKEN = 0.3
 RECORD_CHARS_PER_WINDOW_TOKEN = 0.25
 """``record_chars="auto"``: the record of tool calls a stand-in carries holds up to this
