@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ctxmgr.errors import ConfigError, StoreError
-from ctxmgr.store.base import Namespace, process_lock
+from ctxmgr.store.base import Namespace, process_then_shared_lock
 
 __all__ = ["AdvisoryLock", "advisory_key", "check_lock_timeout"]
 
@@ -88,18 +88,8 @@ class AdvisoryLock:
         Raises:
             StoreError: the lock could not be taken (timeout, or the database failed).
         """
-        with process_lock(namespace):  # threads of this process first, one at a time
-            depth = self._held.get(namespace, 0)
-            conn = None if depth else self._acquire(namespace)
-            self._held[namespace] = depth + 1
-            try:
-                yield
-            finally:
-                if depth:
-                    self._held[namespace] = depth
-                else:
-                    del self._held[namespace]
-                    self._release(conn, namespace)
+        with process_then_shared_lock(namespace, self._held, self._acquire, self._release):
+            yield
 
     def _acquire(self, namespace: Namespace) -> Any:
         key = advisory_key(self._scope, namespace)

@@ -16,14 +16,16 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ctxmgr.errors import ConfigError
 
-__all__ = ["Namespace", "Store", "process_lock"]
+__all__ = ["Namespace", "Store", "process_lock", "process_then_shared_lock"]
+
+_Token = TypeVar("_Token")
 
 _LABEL = re.compile(r"[A-Za-z0-9._-]{1,200}")
 
@@ -127,6 +129,28 @@ class Store(ABC):
 
 _PROCESS_LOCKS: dict[Namespace, threading.RLock] = {}
 _PROCESS_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def process_then_shared_lock(namespace: Namespace, held: dict[Namespace, int],
+                             acquire: Callable[[Namespace], _Token],
+                             release: Callable[[_Token, Namespace], None]) -> Iterator[None]:
+    """Hold ``namespace`` against this process's threads (:func:`process_lock`), then
+    against other processes with ``acquire`` / ``release``, once per outermost hold: a
+    thread that holds it already holds it again at no cost. ``held`` counts the depth per
+    namespace (changed only by the thread holding it)."""
+    with process_lock(namespace):  # threads of this process first, one at a time
+        depth = held.get(namespace, 0)
+        token = None if depth else acquire(namespace)
+        held[namespace] = depth + 1
+        try:
+            yield
+        finally:
+            if depth:
+                held[namespace] = depth
+            else:
+                del held[namespace]
+                release(token, namespace)  # type: ignore[arg-type]  # acquired above
 
 
 @contextmanager

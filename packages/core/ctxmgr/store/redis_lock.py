@@ -23,7 +23,7 @@ from typing import Any
 
 from ctxmgr.errors import StoreError
 from ctxmgr.store.advisory_lock import check_lock_timeout
-from ctxmgr.store.base import Namespace, process_lock
+from ctxmgr.store.base import Namespace, process_then_shared_lock
 
 __all__ = ["RedisLock", "redis_lock_key"]
 
@@ -76,18 +76,8 @@ class RedisLock:
         Raises:
             StoreError: the lock could not be taken (timeout, or Redis failed).
         """
-        with process_lock(namespace):  # threads of this process first, one at a time
-            depth = self._held.get(namespace, 0)
-            lock = None if depth else self._acquire(namespace)
-            self._held[namespace] = depth + 1
-            try:
-                yield
-            finally:
-                if depth:
-                    self._held[namespace] = depth
-                else:
-                    del self._held[namespace]
-                    self._release(lock, namespace)
+        with process_then_shared_lock(namespace, self._held, self._acquire, self._release):
+            yield
 
     def _acquire(self, namespace: Namespace) -> Any:
         lock = self._client.lock(redis_lock_key(self._scope, namespace), timeout=self._lease_s,
