@@ -58,6 +58,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench_replay import is_tau
+
 from ctxmgr.autocontext import CompressionEvent
 from ctxmgr.convert import from_openai
 from ctxmgr.errors import CtxmgrError
@@ -108,10 +110,6 @@ TARGETS: dict[str, dict[str, float]] = {
 }
 """The prompt-cache targets per window (every window also: 0 calls over budget, 0 pairing
 violations, no lost task, recency at least 0.95)."""
-
-
-def _is_tau(t: Trajectory) -> bool:
-    return t.id.startswith("tau") or "tau-bench" in t.source
 
 
 def sessions(runs: Sequence[Trajectory], calls: int = SESSION_CALLS) -> list[Trajectory]:
@@ -341,9 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs = load_trajectories([args.trajectories])
     except (CtxmgrError, OSError) as exc:
         return _fail(str(exc))
-    swe = [t for t in runs if not _is_tau(t)]
+    swe = [t for t in runs if not is_tau(t)]
     made = sessions(swe)
-    groups = {"swe": swe, "tau": [t for t in runs if _is_tau(t)],
+    groups = {"swe": swe, "tau": [t for t in runs if is_tau(t)],
               "sessions": made[:args.sessions] if args.sessions else made}
 
     counter = default_counter()

@@ -42,6 +42,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench_replay import is_tau
+
 from ctxmgr.autocontext import AutoContextConfig
 from ctxmgr.errors import CtxmgrError
 from ctxmgr.messages import Message
@@ -180,10 +182,6 @@ def _droppable(history: Sequence[Message], dropped: set[str]) -> list[list[Messa
             units.append([history[k] for k in span])
         i = span[-1] + 1
     return units
-
-
-def _is_tau(t: Trajectory) -> bool:
-    return t.id.startswith("tau") or "tau-bench" in t.source
 
 
 def replay_window(window: str, budget: int, trajectories: Sequence[Trajectory],
@@ -547,7 +545,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tables: list[str] = []
     for window in args.window:
         budget, tau, recency_floor = WINDOWS[window]
-        trajectories = [t for t in runs if _is_tau(t) == tau]
+        trajectories = [t for t in runs if is_tau(t) == tau]
         if not trajectories:
             print(f"{window}: no runs in {args.trajectories}, skipped", file=sys.stderr)
             continue

@@ -68,7 +68,8 @@ MULTI_AGENT_RUN = ROOT / "tests" / "fixtures" / "multi_agent" / "deep_agent_scri
 MARK = "bench_replay"
 
 
-def _is_tau(t: Trajectory) -> bool:
+def is_tau(t: Trajectory) -> bool:
+    """A tau-bench conversation (replayed at its own, smaller budget)."""
     return t.id.startswith("tau") or "tau-bench" in t.source
 
 
@@ -200,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not trajectories:
         print(f"no trajectories in {args.trajectories}", file=sys.stderr)
         return 2
-    tau = [t for t in trajectories if _is_tau(t)]
+    tau = [t for t in trajectories if is_tau(t)]
     names = list(dict.fromkeys(args.policy or available_policies()))
     counter = default_counter()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -220,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_json(data, out)
         print(f"wrote {out} ({data['seconds']} s)", file=sys.stderr)
         sections.append(format_table(data, title=title))
-        managed = [t for t in runs if not _is_tau(t)] if label == "all runs" else runs
+        managed = [t for t in runs if not is_tau(t)] if label == "all runs" else runs
         window = f"{budget // 1000}k {'SWE' if label == 'all runs' else label}"
         fidelity += fidelity_rows(f"{window} ({len(managed)} runs)", report,
                                   {t.id for t in managed})
