@@ -73,7 +73,6 @@ try:
     from langchain_core.runnables import RunnableConfig
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from langgraph.store.base import BaseStore
-    from langgraph.store.base.batch import AsyncBatchedBaseStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         'ctxmgr_langgraph needs LangGraph: pip install ".[langgraph]"') from exc
@@ -377,16 +376,8 @@ class GraphSessions:
         """Async twin of :meth:`prepare` (the summarizer is awaited)."""
         history, persisted = self._begin(messages, state_messages, view_only)
         try:
-            if isinstance(store, LangGraphStore) and isinstance(store.base_store,
-                                                                AsyncBatchedBaseStore):
-                # an async-only store serves sync calls from any thread but its loop's
-                turn = await asyncio.to_thread(
-                    self.engine.prepare, history, context, store=store, session=session,
-                    overhead=overhead, persisted=persisted)
-            else:
-                turn = await self.engine.aprepare(history, context, store=store,
-                                                  session=session, overhead=overhead,
-                                                  persisted=persisted)
+            turn = await self.engine.aprepare(history, context, store=store, session=session,
+                                              overhead=overhead, persisted=persisted)
         except ContextOverflowError as exc:
             await adispatch_compressions(overflow_events(exc), run_config,
                                          session=str(session))

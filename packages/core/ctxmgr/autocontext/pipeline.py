@@ -330,7 +330,7 @@ def _reason(said: object, failure: str | None) -> str | None:
     return "; ".join(parts) or None
 
 
-def _plan_and_apply(
+def _start_pass(
     messages: Sequence[Message],
     *,
     config: AutoContextConfig,
@@ -343,12 +343,21 @@ def _plan_and_apply(
     overhead_tokens: int,
     adds_hint: bool,
     quotes: bool = False,
-) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
+) -> CompressionResult | Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
+    """The result when nothing needs compressing (counted, no store asked: an async
+    caller answers it on its loop), else the pass to drive (it yields summary requests)."""
     run = _Pass(messages, config=config, counter=counter, offload=offload, on_event=on_event,
                 model_calls=model_calls, overhead_tokens=overhead_tokens, adds_hint=adds_hint,
                 quotes=quotes)
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
+    return _apply_strategies(run, config=config, counter=counter, offload=offload,
+                             use_llm=use_llm)
+
+
+def _apply_strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
+                      offload: OffloadStore, use_llm: bool
+                      ) -> Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
     try:
         yield from _strategies(run, config=config, counter=counter, use_llm=use_llm)
     except BaseException:
@@ -468,12 +477,14 @@ def compress(
     """
     check_strategies(config)
     check_overhead(overhead_tokens)
-    gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
-                          use_llm=summarizer is not None, on_event=on_event, force=force,
-                          quotes=bool(getattr(summarizer, "can_quote", False)),
-                          model_calls=model_calls, overhead_tokens=overhead_tokens,
-                          adds_hint=adds_hint)
-    worker = worker or SummaryWorker()
+    opened = _start_pass(messages, config=config, counter=counter, offload=offload,
+                         use_llm=summarizer is not None, on_event=on_event, force=force,
+                         quotes=bool(getattr(summarizer, "can_quote", False)),
+                         model_calls=model_calls, overhead_tokens=overhead_tokens,
+                         adds_hint=adds_hint)
+    if isinstance(opened, CompressionResult):
+        return opened
+    gen, worker = opened, worker or SummaryWorker()
     try:
         request = next(gen)
         while True:
@@ -502,18 +513,21 @@ async def acompress(
 ) -> CompressionResult:
     """Async twin of :func:`compress` (the summarizer is awaited, with the same timeout).
 
-    The planning steps, which read and write the offload store, run in a worker
-    thread: the event loop never blocks on the store, and a store bound to this very
-    loop (LangGraph's async Postgres and SQLite stores) can serve them.
+    Whether anything needs compressing is counted on the loop (no store is asked). The
+    planning steps, which read and write the offload store, run in a worker thread: the
+    event loop never blocks on the store, and a store bound to this very loop
+    (LangGraph's async Postgres and SQLite stores) can serve them.
     """
     check_strategies(config)
     check_overhead(overhead_tokens)
-    gen = _plan_and_apply(messages, config=config, counter=counter, offload=offload,
-                          use_llm=summarizer is not None, on_event=on_event, force=force,
-                          quotes=bool(getattr(summarizer, "can_quote", False)),
-                          model_calls=model_calls, overhead_tokens=overhead_tokens,
-                          adds_hint=adds_hint)
-    worker = worker or SummaryWorker()
+    opened = _start_pass(messages, config=config, counter=counter, offload=offload,
+                         use_llm=summarizer is not None, on_event=on_event, force=force,
+                         quotes=bool(getattr(summarizer, "can_quote", False)),
+                         model_calls=model_calls, overhead_tokens=overhead_tokens,
+                         adds_hint=adds_hint)
+    if isinstance(opened, CompressionResult):
+        return opened  # nothing to compress: answered on the loop, no thread hop
+    gen, worker = opened, worker or SummaryWorker()
 
     def step(outcome: SummaryOutcome | None) -> tuple[_SummaryRequest | None, object]:
         # StopIteration cannot cross a thread's future: hand the result back as data

@@ -27,7 +27,7 @@ from ctxmgr.autocontext.parts import CompressorParts, PartsOptions
 from ctxmgr.autocontext.pipeline import CompressionResult, acompress, check_overhead, compress
 from ctxmgr.autocontext.reload import handle_reload_call, reload_floor
 from ctxmgr.autocontext.search import handle_search_call
-from ctxmgr.autocontext.standins import StandIns, check_unique_ids, message_digest
+from ctxmgr.autocontext.standins import Expander, StandIns, check_unique_ids, message_digest
 from ctxmgr.errors import ContextOverflowError, CtxmgrError
 from ctxmgr.messages import Message
 from ctxmgr.prompts import RELOAD_HINT_ID, RELOAD_SYSTEM_PROMPT, after_system
@@ -132,8 +132,15 @@ class ContextProcessor(CompressorParts):
     async def aprocess(self, history: Sequence[Message], state: Mapping[str, Any] | None = None,
                        *, overhead_tokens: int = 0, force: bool = False,
                        persisted: Callable[[Edit], bool] | None = None) -> ProcessResult:
-        """Async twin of :meth:`process` (the summarizer is awaited)."""
-        history, view, stand_ins, calls = self._prepare(history, state)
+        """Async twin of :meth:`process` (the summarizer is awaited; the store is asked
+        in a worker thread, never on the loop)."""
+        import asyncio  # already loaded: an event loop runs this
+
+        asked: list[Message] = []
+        prepared = self._prepare(history, state, expand=lambda m: asked.append(m))
+        if asked:  # a range lost some of its originals: read which ones it had
+            prepared = await asyncio.to_thread(self._prepare, history, state)
+        history, view, stand_ins, calls = prepared
         try:
             result = await acompress(view, **self._kwargs(calls, overhead_tokens), force=force)
         except ContextOverflowError as exc:
@@ -150,12 +157,13 @@ class ContextProcessor(CompressorParts):
         """
         return self._prepare(history, state)[1]
 
-    def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None
+    def _prepare(self, history: Sequence[Message], state: Mapping[str, Any] | None,
+                 expand: Expander | None = None
                  ) -> tuple[list[Message], list[Message], StandIns, int]:
         history = [self._reuse(m) for m in history if not is_reload_hint(m)]
         check_unique_ids(history)
         stand_ins = StandIns.from_json(state)
-        view, calls = stand_ins.reconcile(history, self._expand, message_digest)
+        view, calls = stand_ins.reconcile(history, expand or self._expand, message_digest)
         return history, view, stand_ins, calls
 
     def _reuse(self, m: Message) -> Message:

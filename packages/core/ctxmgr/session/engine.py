@@ -317,13 +317,16 @@ class SessionEngine:
                 self._processors.popitem(last=False)
             return processor
 
+    def _unregistered(self, store: Store, scope: Scope) -> set[str]:
+        """The agent sessions of ``scope`` not yet noted under its thread's in ``store``."""
+        return {label for label in {scope.session, scope.memos} - {scope.thread}
+                if (id(store), label) not in self._registered}
+
     def _register(self, store: Store, scope: Scope) -> None:
         """Note an agent's sessions under its thread's, once per store and process (a
         store that fails here is told again later; compression goes on meanwhile)."""
-        for label in {scope.session, scope.memos} - {scope.thread}:
+        for label in self._unregistered(store, scope):
             key = (id(store), label)
-            if key in self._registered:
-                continue
             try:
                 register_agent_session(store, project=self.project, session=scope.thread,
                                        agent=label)
@@ -406,8 +409,16 @@ class SessionEngine:
                        store: Store, session: str | Scope, overhead: int = 0,
                        persisted: Callable[[Edit], bool] | None = None,
                        force: bool = False) -> Turn:
-        """Async twin of :meth:`prepare` (the summarizer is awaited)."""
+        """Async twin of :meth:`prepare` (the summarizer is awaited). The store is asked
+        only in worker threads, so a store bound to the running loop (LangGraph's async
+        stores, the LangGraph server's) serves it; a call that compresses nothing stays on
+        the loop."""
+        import asyncio  # already loaded: an event loop runs this
+
         check_overhead(overhead, "overhead")
+        scope = _scope_of(session)
+        if self._unregistered(store, scope):
+            await asyncio.to_thread(self._register, store, scope)
         current = SessionState.from_json(state)
         processor = self.processor(store, session, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
