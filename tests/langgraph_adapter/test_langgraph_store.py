@@ -286,6 +286,7 @@ def test_offloads_reload_byte_for_byte_and_memos_round_trip(
         assert json.dumps([message_to_dict(m) for m in offloads.load(offload_id)]) == \
             json.dumps([message_to_dict(m) for m in run[n * 10:n * 10 + 10]])
     assert offloads.ids() == sorted(ids)
+    assert store.batches_writes and all(offloads.load_index(i) for i in ids)  # in one batch
     memos.write("plan", "# Plan\n1. reproduce ✓\n", "the fix plan")
     memos.write("notes.v2", "second", "more")
     assert [m.key for m in memos.list_memos()] == ["notes.v2", "plan"]

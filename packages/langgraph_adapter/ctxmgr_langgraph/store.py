@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any, TypeVar
@@ -77,7 +77,7 @@ from ctxmgr.session.kit import (
 try:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.config import get_config
-    from langgraph.store.base import BaseStore, GetOp, Item
+    from langgraph.store.base import BaseStore, GetOp, Item, PutOp
     from langgraph.store.base.batch import AsyncBatchedBaseStore
     from langgraph.store.memory import InMemoryStore as GraphInMemoryStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -239,6 +239,18 @@ class LangGraphStore(Store):
         # index=False: never embed a blob, even in a store set up for semantic search;
         # no ttl: the store's own default applies (none unless the user set one)
         self._sync("write", namespace, key, lambda s: s.put(path, key, value, index=False))
+
+    batches_writes = True
+
+    def put_many(self, namespace: Namespace, items: Mapping[str, bytes]) -> None:
+        """:meth:`put` of each of ``items``, in one ``batch`` call (one round trip: on
+        the LangGraph server a worker thread waits for the store's loop once, not twice)."""
+        path = self._data_path(namespace)
+        ttl = (getattr(self._store, "ttl_config", None) or {}).get("default_ttl")  # as put's
+        ops = [PutOp(path, self.check_key(key), blob_to_json(bytes(memoryview(data))),
+                     index=False, ttl=ttl) for key, data in items.items()]
+        if ops:
+            self._sync("write", namespace, None, partial(_batch, ops=ops))
 
     def delete(self, namespace: Namespace, key: str) -> bool:
         self.check_key(key)
@@ -460,7 +472,7 @@ one search per namespace, at RediSearch's default limit of 10 results; the other
 come back ``None``), so :meth:`LangGraphStore.get_many` asks it 10 at a time."""
 
 
-def _batch(store: BaseStore, *, ops: list[GetOp]) -> list[Any]:
+def _batch(store: BaseStore, *, ops: Sequence[GetOp | PutOp]) -> list[Any]:
     """``store.batch(ops)``; on an async-only store, its ``abatch`` on the loop it was made
     on, as LangGraph's own sync methods do (``AsyncRedisStore.batch`` in
     langgraph-checkpoint-redis 0.5.2 looks for a loop in the calling thread and fails)."""

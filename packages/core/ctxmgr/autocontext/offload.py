@@ -102,7 +102,8 @@ class OffloadStore:
         (:mod:`~ctxmgr.autocontext.search_index`), with ``lines`` (its reload text's line
         counts) when the caller counted them. The index only saves a search time: when
         it cannot be written, the range is searched from its blob, so that failure is
-        logged, not raised.
+        logged, not raised (a store that :attr:`~ctxmgr.Store.batches_writes` writes both
+        in one round trip, which stands or falls whole).
 
         Raises:
             StoreError: the store failed, whatever it raised (after :attr:`retry`).
@@ -111,8 +112,15 @@ class OffloadStore:
         blob = {"id": offload_id, "messages": [message_to_dict(m) for m in messages]}
         data = json.dumps(blob).encode("ascii")  # \u escapes keep lone surrogates
         key = f"{offload_id}{BLOB_SUFFIX}"
+        action = f"write offloaded messages {self._label(key)}"
+        if index and self.store.batches_writes:  # both in one round trip, retried together
+            items = {key: data,
+                     f"{offload_id}{INDEX_SUFFIX}": encode_index(offload_id, messages, lines)}
+            self.retry.call(lambda: self.store.put_many(self.namespace, items),
+                            store=self.store, action=action)
+            return offload_id
         self.retry.call(lambda: self.store.put(self.namespace, key, data), store=self.store,
-                        action=f"write offloaded messages {self._label(key)}")
+                        action=action)
         if index:
             self._put_index(offload_id, encode_index(offload_id, messages, lines))
         return offload_id

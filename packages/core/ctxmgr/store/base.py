@@ -16,7 +16,7 @@ import json
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -60,6 +60,10 @@ class Namespace:
 class Store(ABC):
     """Byte blobs by namespace and key. Keys obey the same rule as namespace labels."""
 
+    batches_writes: bool = False
+    """:meth:`put_many` writes in one round trip (an offload's blob and its search index
+    go together); ``False``: they are written one by one."""
+
     @abstractmethod
     def get(self, namespace: Namespace, key: str) -> bytes | None:
         """The blob, or ``None`` when there is none."""
@@ -85,6 +89,17 @@ class Store(ABC):
             OSError: any of them cannot be read (read them one by one to know which).
         """
         return {key: self.get(namespace, key) for key in keys}
+
+    def put_many(self, namespace: Namespace, items: Mapping[str, bytes]) -> None:
+        """:meth:`put` of each of ``items`` (key -> data). A remote store writes them in
+        one round trip where it can (an offload's blob and its search index); the default
+        writes them one by one.
+
+        Raises:
+            OSError: any of them may not be written (write them one by one to know which).
+        """
+        for key, data in items.items():
+            self.put(namespace, key, data)
 
     def lock(self, namespace: Namespace) -> AbstractContextManager[None]:
         """Hold off other writers of ``namespace`` while a read-modify-write runs.
