@@ -415,11 +415,14 @@ def test_on_chat_sessions_at_20_and_10_percent_the_language_neutral_note_holds_i
     request in any language must, and takes room the planted values had. On these six
     sessions chat keeps 0.89 at 20 % (0.95 before) and 0.35 at 10 % (0.43 before), the
     same every round and in both modes; benchmarks/RESULTS.md has the four families over
-    100 sessions. These sessions guard against a regression of that reader."""
+    100 sessions. Since a sentence that says something changed ranks as a request (the
+    latest value in Chinese, Japanese, Korean and Arabic: +0.035 to +0.09 at 30 %), these
+    six keep 0.325 at 10 %; over 150 sessions per family that cost at most 0.007. These
+    sessions guard against a regression of that reader."""
     chat20 = [s for s in held_out if s.kind == "chat" and s.share == 0.2]
     chat10 = [s for s in held_out if s.kind == "chat" and s.share == 0.1]
     assert chat20 and min(s.survival for s in chat20) >= 0.80
-    assert chat10 and min(s.survival for s in chat10) >= 0.33
+    assert chat10 and min(s.survival for s in chat10) >= 0.32
 
 
 def test_the_latest_value_of_nearly_every_updated_item_stands_at_20_and_30_percent(

@@ -181,11 +181,13 @@ def test_text_the_reader_cannot_classify_ranks_above_what_it_took_for_chatter() 
     "Обновление: подпись с этого момента другая.",
     "Petite mise à jour : la signature change désormais.",
 ])
-def test_text_that_says_something_changed_outranks_other_text_and_stays_below_values(
+def test_text_that_says_something_changed_ranks_as_the_request_it_may_update(
         update: str) -> None:
-    # what the user now wants, though the reader cannot link it to what it replaces
-    assert TEXT < priority(update) < VALUE
-    assert priority(update) > priority("我们昨天去了公园，天气很好。")
+    # what the user now wants, though the reader cannot link it to what it replaces: it
+    # must not lose its place to that older request, nor outrank a rule
+    assert priority(update) >= priority("请叫我王伟。") == REQUEST
+    assert priority(update) > priority("我们昨天去了公园，天气很好。") == TEXT
+    assert priority(update) < priority("永远不要碰生产数据库。")
 
 
 @pytest.mark.parametrize(("rule", "focus"), [
