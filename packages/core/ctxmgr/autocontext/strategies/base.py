@@ -150,15 +150,19 @@ def summary_message(
     current_round: bool = False, identifiers_chars: int = 0,
     elsewhere: frozenset[str] = frozenset(), record_chars: int = 0,
     role: Literal["assistant", "user"] = "assistant", agent_text: bool = True,
+    record: str | None = None,
 ) -> Message:
     """One message standing in for ``replaced``: ``summary``, then the record of what
     happened in the range (its tool calls, or what the agent said when it made none and
     ``agent_text``, within ``record_chars``), the identifiers line and the offload tag.
     It keeps the first replaced message's id so a reducer that replaces by id leaves it
     in place, and, as an assistant message, the name of the agent whose messages it
-    replaces when they are one agent's (:mod:`~ctxmgr.autocontext.authors`)."""
+    replaces when they are one agent's (:mod:`~ctxmgr.autocontext.authors`). ``record``:
+    the range's record when the caller has it already (:func:`range_record` of the same
+    arguments), so a stand-in built at several sizes reads its range once."""
     first = replaced[0]
-    record = range_record(replaced, record_chars, agent_text=agent_text)
+    if record is None:
+        record = range_record(replaced, record_chars, agent_text=agent_text)
     kept = f"{summary}\n{record}" if record else summary
     note = identifiers_note(replaced, kept, identifiers_chars, elsewhere=elsewhere)
     stand_in = Message(

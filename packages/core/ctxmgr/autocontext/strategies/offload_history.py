@@ -15,6 +15,7 @@ takes back the room the note makes).
 from __future__ import annotations
 
 from ctxmgr.autocontext.marker import CompressedMarker
+from ctxmgr.autocontext.record import range_record
 from ctxmgr.autocontext.rounds import Layout
 from ctxmgr.autocontext.strategies.base import (
     CHARS_PER_TOKEN,
@@ -71,7 +72,9 @@ def _note(ctx: StrategyContext, start: int, end: int, text: str, offload_id: str
     stand-ins carried (a preview's or a summary's line) would go otherwise."""
     cfg, counter = ctx.config, ctx.counter
     replaced = ctx.messages[start:end]
-    bare = summary_message(replaced, text, offload_id, by=by, record_chars=cfg.record_limit)
+    record = range_record(replaced, cfg.record_limit)  # read once for every size tried
+    bare = summary_message(replaced, text, offload_id, by=by, record_chars=cfg.record_limit,
+                           record=record)
     if not cfg.identifiers_limit:
         return bare
     old = sum(counter.count(m) for m in replaced)
@@ -84,7 +87,7 @@ def _note(ctx: StrategyContext, start: int, end: int, text: str, offload_id: str
     while chars > _MIN_LINE_CHARS:
         note = summary_message(replaced, text, offload_id, by=by,
                                record_chars=cfg.record_limit, identifiers_chars=chars,
-                               elsewhere=elsewhere)
+                               elsewhere=elsewhere, record=record)
         if counter.count(note) - bare_tokens <= room:
             return note
         chars = chars * 3 // 4
