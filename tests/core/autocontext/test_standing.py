@@ -210,7 +210,11 @@ def test_a_limit_on_a_value_binds(bound: str) -> None:
 
 @pytest.mark.parametrize("wish", ["Ich möchte, dass die Backups in Ruhe gelassen werden.",
                                   "Kannst du auf Markdown verzichten?",
-                                  "我希望回复都用捷克语。", "Je voudrais des réponses courtes."])
+                                  "我希望回复都用捷克语。", "Je voudrais des réponses courtes.",
+                                  # "can you" as each language asks it, word order and all
+                                  "Vous pouvez garder les réponses courtes ?",
+                                  "Не могла бы ты отвечать покороче?",
+                                  "이모티콘 없이 쓸 수 있나요?", "Dá pra responder sem emojis?"])
 def test_a_wish_or_a_question_that_asks_is_a_request(wish: str) -> None:
     assert priority(wish) == REQUEST
 
