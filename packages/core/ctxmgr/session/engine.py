@@ -291,6 +291,11 @@ class SessionEngine:
         noted under its thread's the first time, so deleting the thread deletes it."""
         scope = _scope_of(session)
         self._register(store, scope)
+        return self._processor_of(store, scope, state)
+
+    def _processor_of(self, store: Store, scope: Scope,
+                      state: SessionState | None) -> ContextProcessor:
+        """:meth:`processor`, the store not asked (the caller registered the scope)."""
         session = scope.session
         ratio = (state.calibration.counting_ratio if state is not None and self.calibrate
                  else 1.0)
@@ -417,10 +422,10 @@ class SessionEngine:
 
         check_overhead(overhead, "overhead")
         scope = _scope_of(session)
-        if self._unregistered(store, scope):
+        if self._unregistered(store, scope):  # a store failing here is asked next call
             await asyncio.to_thread(self._register, store, scope)
         current = SessionState.from_json(state)
-        processor = self.processor(store, session, current)
+        processor = self._processor_of(store, scope, current)
         beside = self._scaled(overhead, processor) + current.unseen_overhead
         counted = elide_refused(elide_memos(history, current.memos))
         result = await processor.aprocess(counted, current.compression,
