@@ -34,7 +34,7 @@ from ctxmgr.autocontext.strategies import (
     check_strategies,
     strategy_order,
 )
-from ctxmgr.autocontext.strategies.base import runs_first
+from ctxmgr.autocontext.strategies.base import idle_at
 from ctxmgr.autocontext.summarizers import (
     SummaryOutcome,
     SummaryWorker,
@@ -147,13 +147,8 @@ class _Pass:
         return self.tokens <= self.config.target_tokens and len(self.work) <= self._count_goal
 
     def idle(self, strategy: Strategy) -> bool:
-        """``strategy`` has nothing to do at the current size (see its ``runs_when``)."""
-        runs_when = "over_trigger" if runs_first(strategy, self.config) else strategy.runs_when
-        if runs_when == "over_budget":
-            return self.tokens <= self.config.budget_tokens
-        if runs_when == "over_trigger":
-            return self.tokens < self.config.trigger_tokens
-        return self.tokens <= self.config.target_tokens and not strategy.reduces_count
+        """``strategy`` has nothing to do at the current size (see :func:`idle_at`)."""
+        return idle_at(strategy, self.tokens, self.config)
 
     def context(self) -> StrategyContext:
         if self._layout is None:  # every strategy reads it; only an applied plan changes it
@@ -336,23 +331,30 @@ def _start_pass(
     config: AutoContextConfig,
     counter: TokenCounter,
     offload: OffloadStore,
-    use_llm: bool,
+    summarizer: object | None,
     on_event: EventCallback | None,
     force: bool,
     model_calls: int | None,
     overhead_tokens: int,
     adds_hint: bool,
-    quotes: bool = False,
 ) -> CompressionResult | Generator[_SummaryRequest, SummaryOutcome, CompressionResult]:
-    """The result when nothing needs compressing (counted, no store asked: an async
-    caller answers it on its loop), else the pass to drive (it yields summary requests)."""
+    """What :func:`compress` and :func:`acompress` share before they drive a pass: the
+    arguments checked, then the result when nothing needs compressing (counted, no store
+    asked: an async caller answers it on its loop), else the pass to drive (it yields
+    summary requests).
+
+    Raises:
+        ConfigError: see :func:`compress`.
+    """
+    check_strategies(config)
+    check_overhead(overhead_tokens)
     run = _Pass(messages, config=config, counter=counter, offload=offload, on_event=on_event,
                 model_calls=model_calls, overhead_tokens=overhead_tokens, adds_hint=adds_hint,
-                quotes=quotes)
+                quotes=bool(getattr(summarizer, "can_quote", False)))
     if not (force or needs_compression(run.tokens, len(run.work), config)):
         return CompressionResult(run.work, [], run.tokens, False)
     return _apply_strategies(run, config=config, counter=counter, offload=offload,
-                             use_llm=use_llm)
+                             use_llm=summarizer is not None)
 
 
 def _apply_strategies(run: _Pass, *, config: AutoContextConfig, counter: TokenCounter,
@@ -475,11 +477,8 @@ def compress(
             message, tool calls), or because the offload store failed: then its
             ``store_error`` is the ``StoreError`` naming the store and its exception.
     """
-    check_strategies(config)
-    check_overhead(overhead_tokens)
     opened = _start_pass(messages, config=config, counter=counter, offload=offload,
-                         use_llm=summarizer is not None, on_event=on_event, force=force,
-                         quotes=bool(getattr(summarizer, "can_quote", False)),
+                         summarizer=summarizer, on_event=on_event, force=force,
                          model_calls=model_calls, overhead_tokens=overhead_tokens,
                          adds_hint=adds_hint)
     if isinstance(opened, CompressionResult):
@@ -518,11 +517,8 @@ async def acompress(
     event loop never blocks on the store, and a store bound to this very loop
     (LangGraph's async Postgres and SQLite stores) can serve them.
     """
-    check_strategies(config)
-    check_overhead(overhead_tokens)
     opened = _start_pass(messages, config=config, counter=counter, offload=offload,
-                         use_llm=summarizer is not None, on_event=on_event, force=force,
-                         quotes=bool(getattr(summarizer, "can_quote", False)),
+                         summarizer=summarizer, on_event=on_event, force=force,
                          model_calls=model_calls, overhead_tokens=overhead_tokens,
                          adds_hint=adds_hint)
     if isinstance(opened, CompressionResult):

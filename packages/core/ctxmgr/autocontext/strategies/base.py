@@ -24,7 +24,7 @@ from ctxmgr.messages import ContentBlock, Message, TextBlock, ToolResultBlock
 from ctxmgr.tokens import TokenCounter
 
 __all__ = ["CHARS_PER_TOKEN", "Plan", "RunsWhen", "Strategy", "StrategyContext", "marker_of",
-           "message_chars", "runs_first", "summary_message"]
+           "idle_at", "message_chars", "runs_first", "summary_message"]
 
 CHARS_PER_TOKEN = 3
 """A first guess of characters per token when a stand-in is sized to a room in tokens
@@ -126,6 +126,17 @@ def runs_first(strategy: Strategy, config: AutoContextConfig) -> bool:
     ``runs_when`` and ``last_resort`` say: it folds the history into notes and the
     config puts that first (``Tuning.history_notes_first``)."""
     return strategy.frees_history and config.tuning.history_notes_first
+
+
+def idle_at(strategy: Strategy, tokens: int, config: AutoContextConfig) -> bool:
+    """``strategy`` has nothing to do with a prompt of ``tokens`` (its ``runs_when``, or
+    from the trigger on when it :func:`runs_first`)."""
+    runs_when = "over_trigger" if runs_first(strategy, config) else strategy.runs_when
+    if runs_when == "over_budget":
+        return tokens <= config.budget_tokens
+    if runs_when == "over_trigger":
+        return tokens < config.trigger_tokens
+    return tokens <= config.target_tokens and not strategy.reduces_count
 
 
 def marker_of(by: Strategy, offload_id: str, *, current_round: bool = False

@@ -22,7 +22,7 @@ from ctxmgr.autocontext.strategies.base import (
     Plan,
     RunsWhen,
     StrategyContext,
-    runs_first,
+    idle_at,
     summary_message,
 )
 from ctxmgr.messages import Message
@@ -42,8 +42,7 @@ class OffloadHistory:
     frees_history = True
 
     def plan(self, ctx: StrategyContext) -> list[Plan]:
-        if (ctx.tokens < ctx.config.trigger_tokens if runs_first(self, ctx.config)
-                else ctx.tokens <= ctx.config.budget_tokens):
+        if idle_at(self, ctx.tokens, ctx.config):
             return []
         plans: list[Plan] = []
         for start, end in _touchable_runs(ctx.layout):
