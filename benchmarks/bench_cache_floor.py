@@ -28,11 +28,9 @@ from bench_cache import DEFAULT_TRAJECTORIES, sessions
 from bench_replay import is_tau
 
 from ctxmgr import AutoContextConfig, Tuning, default_counter
+from ctxmgr.autocontext.parts import reload_hint_for
 from ctxmgr.autocontext.rounds import layout
 from ctxmgr.replay import Trajectory, load_trajectories
-
-NOTE_MARKUP_TOKENS = 48
-"""The reload hint a prompt carries once anything in it is compressed."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +52,8 @@ def floor(runs: Sequence[Trajectory], *, window: int, note: int, keep: int,
     counter = default_counter()
     config = AutoContextConfig(max_tokens=window, tuning=Tuning(keep_tool_results=keep))
     fire = config.budget_tokens if fire_at_budget else config.trigger_tokens
+    hint = reload_hint_for(config, counter)  # in the prompt once anything is compressed
+    hint_tokens = counter.count(hint) if hint is not None else 0
     calls = passes = 0
     after: list[int] = []
     pinned: list[int] = []
@@ -66,12 +66,12 @@ def floor(runs: Sequence[Trajectory], *, window: int, note: int, keep: int,
             if m.role != "assistant":
                 continue
             calls += 1
-            if _tokens(sizes[:i], folded, note) < fire:
+            if _tokens(sizes[:i], folded, note, hint_tokens) < fire:
                 continue
             passes += 1
             lay = layout(messages[:i], config, counter)
             folded |= {k for k in range(lay.frozen_from) if k not in lay.pinned}
-            after.append(_tokens(sizes[:i], folded, note))
+            after.append(_tokens(sizes[:i], folded, note, hint_tokens))
             pinned.append(sum(sizes[k] for k in lay.pinned))
             working.append(sum(sizes[lay.frozen_from:i]))
 
@@ -81,8 +81,9 @@ def floor(runs: Sequence[Trajectory], *, window: int, note: int, keep: int,
     return Floor(calls, passes, mean(after), mean(pinned), mean(working))
 
 
-def _tokens(sizes: Sequence[int], folded: set[int], note: int) -> int:
-    """The prompt's tokens with each stretch of ``folded`` messages as one note."""
+def _tokens(sizes: Sequence[int], folded: set[int], note: int, hint: int) -> int:
+    """The prompt's tokens with each stretch of ``folded`` messages as one note, and the
+    reload hint (``hint`` tokens) once any is."""
     total = stretches = 0
     inside = False
     for k, size in enumerate(sizes):
@@ -92,7 +93,7 @@ def _tokens(sizes: Sequence[int], folded: set[int], note: int) -> int:
         else:
             total += size
             inside = False
-    return total + stretches * note + (NOTE_MARKUP_TOKENS if folded else 0)
+    return total + stretches * note + (hint if folded else 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
